@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Front door of the markers workbench; the work is done by tools/workbench.py.
+#
+#   make test          apply the series, build the test matrix, boot each
+#                      kernel in QEMU, run every test; last line "N passed, N failed"
+#   make run           boot the patched kernel and show markers at work
+#   make series        write out/series (cover letter + patches) and checkpatch it
+#   make series-check  build the kernel after every patch (bisectability)
+#   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
+#
+# CONFIGS="test debug" limits `make test` to some configs of the matrix.
+
+PYTHON ?= python3
+WORKBENCH := $(PYTHON) tools/workbench.py
+CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
+
+.PHONY: test test-full run series series-check bench build clean help
+
+help:
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+
+test:
+	$(WORKBENCH) test $(CONFIG_ARGS)
+
+run:
+	$(WORKBENCH) run
+
+series:
+	$(WORKBENCH) series
+
+series-check:
+	$(WORKBENCH) series-check
+
+bench:
+	$(WORKBENCH) bench
+
+build:
+	$(WORKBENCH) build $(CONFIG_ARGS)
+
+clean:
+	rm -rf out

@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers shared by the guest scripts (sourced by /init).
+#
+# The results channel is ttyS1; the host turns what it receives into KTAP:
+#   @@ section NAME     starts a section (boot-kunit, after-boot-kunit, e2e, end)
+#   @@ suite NAME       starts a suite inside a section
+#   ok NAME / not ok NAME / # diagnostic
+# A KUnit section carries the suites' debugfs results verbatim.
+
+RESULTS_TTY=/dev/ttyS1
+
+# cmdline_value KEY: the value of KEY= on the kernel command line.
+cmdline_value() {
+	for word in $(cat /proc/cmdline); do
+		case "$word" in
+		"$1="*) echo "${word#*=}"; return ;;
+		esac
+	done
+}
+
+results_open() {
+	stty -F "$RESULTS_TTY" raw -echo 2>/dev/null
+	exec 3>"$RESULTS_TTY"
+}
+
+emit() { printf '%s\n' "$*" >&3; }
+section() { emit "@@ section $1"; }
+suite() { emit "@@ suite $1"; echo "== $1"; }
+diag() { printf '%s\n' "$*" | sed 's/^/# /' >&3; }
+pass() { emit "ok $1"; echo "ok $1"; }
+fail() {
+	emit "not ok $1"
+	echo "not ok $1"
+	[ -n "$2" ] && diag "$2" && printf '%s\n' "$2" | sed 's/^/#   /'
+	return 0
+}
+
+# expect NAME CMD...: one case that passes when CMD exits 0; CMD's output
+# becomes the diagnostic of a failure.
+expect() {
+	_name=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		pass "$_name"
+	else
+		fail "$_name" "$_out"
+	fi
+}
+
+# expect_fail NAME CMD...: one case that passes when CMD fails.
+expect_fail() {
+	_name=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		fail "$_name" "succeeded unexpectedly: $_out"
+	else
+		pass "$_name"
+	fi
+}
+
+# expect_eq NAME EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# kunit_dump: every KUnit suite's last results, as "@@ suite" blocks.
+kunit_dump() {
+	for dir in /sys/kernel/debug/kunit/*/; do
+		name=$(basename "$dir")
+		emit "@@ suite $name"
+		cat "$dir/results" >&3
+	done
+}

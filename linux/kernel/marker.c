@@ -1,0 +1,987 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel markers: the registry of marker names, their probes, and the
+ * switching of their sites in the kernel and in modules.
+ *
+ * Every MARK() has a static struct marker; its sites, the copies of it in
+ * the code, are recorded in __marker_sites. The registry has one
+ * marker_entry per name: its format, its probes, whether its sites are
+ * armed, and how many sites it has. A probe array is never changed once
+ * published (but for the stub of marker_probes_remove()): a copy replaces
+ * it, and the old one is freed after an RCU grace period, which is what
+ * marker_synchronize_unregister() waits for.
+ *
+ * Switching a marker:
+ *
+ *	0 -> N probes:	arm the sites, then publish the probes;
+ *	N -> M probes:	publish the new probes;
+ *	N -> 0 probes:	publish NULL, then disarm the sites.
+ *
+ * An armed site without probes calls marker_probe_cb(), which finds none.
+ * So a failure to arm changes nothing, and a failure to disarm is harmless.
+ * Invariant, under markers_mutex: an entry with probes is armed.
+ *
+ * Lock order: cpus_read_lock() -> markers_mutex -> text_mutex.
+ */
+
+#define pr_fmt(fmt) "marker: " fmt
+
+#include <linux/cpu.h>
+#include <linux/ctype.h>
+#include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/marker.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <asm/sections.h>
+
+/**
+ * struct marker_entry - a marker name in the registry
+ * @hlist: in marker_names
+ * @format: the format of its sites, kstrdup()ed; NULL while unknown
+ * @probes: the published probes, NULL while none
+ * @nr_sites: its attached sites, in the kernel and in modules
+ * @count: scratch counter of marker_report_table()
+ * @armed: its patched sites are in MARKER_SITE_ON
+ * @name: the name
+ */
+struct marker_entry {
+	struct hlist_node hlist;
+	char *format;
+	struct marker_probes *probes;
+	unsigned int nr_sites;
+	unsigned int count;
+	bool armed;
+	char name[];
+};
+
+/* One table of sites: the kernel's (@mod is NULL) or a module's. */
+struct marker_table {
+	struct marker_site *start;
+	struct marker_site *stop;
+	struct module *mod;
+};
+
+/* A module with sites, on marker_modules. */
+struct marker_module {
+	struct list_head list;
+	struct module *mod;
+	struct rcu_head rcu;
+};
+
+static DEFINE_MUTEX(markers_mutex);
+static DEFINE_HASHTABLE(marker_names, 6);
+static LIST_HEAD(marker_modules);	/* markers_mutex for writers, RCU for readers */
+
+#define for_each_marker_site(site, t)					\
+	for (site = (t)->start; site < (t)->stop; site++)
+
+static void marker_core_table(struct marker_table *t)
+{
+	t->start = __start___marker_sites;
+	t->stop = __stop___marker_sites;
+	t->mod = NULL;
+}
+
+static void marker_module_table(struct marker_table *t, struct module *mod)
+{
+	t->start = mod->marker_sites;
+	t->stop = mod->marker_sites + mod->num_marker_sites;
+	t->mod = mod;
+}
+
+static inline struct marker_entry *marker_site_entry(const struct marker_site *site)
+{
+	return marker_site_marker(site)->entry;
+}
+
+/* Whether a patched site's text is still there: __init text goes away. */
+static bool marker_site_live(const struct marker_table *t,
+			     const struct marker_site *site)
+{
+	void *code = marker_site_code(site);
+
+	if (t->mod)
+		return t->mod->state == MODULE_STATE_COMING ||
+		       !within_module_init((unsigned long)code, t->mod);
+	return system_state < SYSTEM_FREEING_INITMEM ||
+	       !init_section_contains(code, 1);
+}
+
+/* Whether @site is a patched site whose text is there. */
+static bool marker_site_patchable(const struct marker_table *t,
+				  const struct marker_site *site)
+{
+	return marker_site_code(site) && marker_site_live(t, site);
+}
+
+/*
+ * Calls @fn on the kernel's table, then on every module's; stops at, and
+ * returns, the first non-zero value @fn returns.
+ */
+static int marker_for_each_table(int (*fn)(struct marker_table *t, void *data),
+				 void *data)
+{
+	struct marker_module *mm;
+	struct marker_table t;
+	int ret;
+
+	lockdep_assert_held(&markers_mutex);
+
+	marker_core_table(&t);
+	ret = fn(&t, data);
+	list_for_each_entry(mm, &marker_modules, list) {
+		if (ret)
+			break;
+		marker_module_table(&t, mm->mod);
+		ret = fn(&t, data);
+	}
+	return ret;
+}
+
+/* --- the registry ------------------------------------------------------- */
+
+static u32 marker_hash(const char *name)
+{
+	return jhash(name, strlen(name), 0);
+}
+
+static struct marker_entry *marker_entry_find(const char *name)
+{
+	struct marker_entry *e;
+
+	hash_for_each_possible(marker_names, e, hlist, marker_hash(name))
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
+static struct marker_entry *marker_entry_get(const char *name)
+{
+	struct marker_entry *e = marker_entry_find(name);
+	size_t len;
+
+	if (e)
+		return e;
+	len = strlen(name) + 1;
+	e = kzalloc(struct_size(e, name, len), GFP_KERNEL);
+	if (!e)
+		return NULL;
+	memcpy(e->name, name, len);
+	hash_add(marker_names, &e->hlist, marker_hash(name));
+	return e;
+}
+
+/* Frees @e once it has neither sites nor probes. */
+static void marker_entry_put(struct marker_entry *e)
+{
+	if (e->nr_sites || e->probes)
+		return;
+	hash_del(&e->hlist);
+	kfree(e->format);
+	kfree(e);
+}
+
+static bool marker_name_valid(const char *name)
+{
+	size_t i, len = strnlen(name, MARKER_NAME_MAX + 1);
+
+	if (!len || len > MARKER_NAME_MAX || isdigit(name[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum(name[i]) && name[i] != '_')
+			return false;
+	return true;
+}
+
+/*
+ * Attaches the sites [@start, @stop) to the entries of their names. A site
+ * whose format differs from its name's is left out, off for good. On error
+ * *@stopped is the first site not attached.
+ */
+static int marker_sites_attach(struct marker_site *start, struct marker_site *stop,
+			       struct marker_site **stopped)
+{
+	struct marker_site *site;
+
+	for (site = start; site < stop; site++) {
+		struct marker *m = marker_site_marker(site);
+		struct marker_entry *e = m->entry;
+
+		if (!e) {
+			e = marker_entry_get(m->name);
+			if (!e)
+				goto out_nomem;
+			if (m->format && !e->format) {
+				e->format = kstrdup(m->format, GFP_KERNEL);
+				if (!e->format) {
+					marker_entry_put(e);
+					goto out_nomem;
+				}
+			} else if (m->format && strcmp(m->format, e->format)) {
+				pr_warn("%s: site %pS has format \"%s\", not \"%s\": left off\n",
+					m->name, marker_site_code(site), m->format, e->format);
+				marker_entry_put(e);
+				continue;
+			}
+			m->entry = e;
+		}
+		e->nr_sites++;
+	}
+	return 0;
+
+out_nomem:
+	*stopped = site;
+	return -ENOMEM;
+}
+
+/* Undoes marker_sites_attach() of [@start, @stop). */
+static void marker_sites_detach(struct marker_site *start, struct marker_site *stop)
+{
+	struct marker_entry *e;
+	struct marker_site *site;
+	struct hlist_node *tmp;
+	int bkt;
+
+	for (site = start; site < stop; site++) {
+		e = marker_site_entry(site);
+		if (e)
+			e->nr_sites--;
+	}
+	for (site = start; site < stop; site++)
+		marker_site_marker(site)->entry = NULL;
+	hash_for_each_safe(marker_names, bkt, tmp, e, hlist)
+		marker_entry_put(e);
+}
+
+/* --- probe arrays -------------------------------------------------------- */
+
+/* Left in place of a probe removed when no smaller array could be allocated. */
+static void marker_probe_stub(void *probe_private, void *call_private,
+			      const char *fmt, va_list *args)
+{
+}
+
+static unsigned int marker_probes_count(const struct marker_probes *probes)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; probes && i < probes->nr; i++)
+		n += probes->probe[i].func != marker_probe_stub;
+	return n;
+}
+
+static bool marker_probe_match(const struct marker_probe *p,
+			       marker_probe_func *func, void *probe_private)
+{
+	return p->func == func && p->probe_private == probe_private;
+}
+
+/* A copy of @old, without stubs and without @skip, with room for @extra more. */
+static struct marker_probes *marker_probes_copy(const struct marker_probes *old,
+						const struct marker_probe *skip,
+						unsigned int extra)
+{
+	unsigned int i, n = marker_probes_count(old) - (skip ? 1 : 0);
+	struct marker_probes *new;
+
+	new = kmalloc(struct_size(new, probe, n + extra), GFP_KERNEL);
+	if (!new)
+		return NULL;
+	new->nr = 0;
+	for (i = 0; old && i < old->nr; i++)
+		if (&old->probe[i] != skip && old->probe[i].func != marker_probe_stub)
+			new->probe[new->nr++] = old->probe[i];
+	return new;
+}
+
+/* A copy of @old with the probe added: ERR_PTR(-EBUSY) if it is there. */
+static struct marker_probes *marker_probes_add(const struct marker_probes *old,
+					       marker_probe_func *func,
+					       void *probe_private)
+{
+	struct marker_probes *new;
+	unsigned int i;
+
+	for (i = 0; old && i < old->nr; i++)
+		if (marker_probe_match(&old->probe[i], func, probe_private))
+			return ERR_PTR(-EBUSY);
+	new = marker_probes_copy(old, NULL, 1);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	new->probe[new->nr].func = func;
+	new->probe[new->nr].probe_private = probe_private;
+	new->nr++;
+	return new;
+}
+
+/*
+ * A copy of @old without the probe: NULL when it was the last one,
+ * ERR_PTR(-ENOENT) when it is not there. Removal cannot fail for want of
+ * memory: the probe is then stubbed out in place, and @old is returned.
+ */
+static struct marker_probes *marker_probes_remove(struct marker_probes *old,
+						  marker_probe_func *func,
+						  void *probe_private)
+{
+	struct marker_probes *new;
+	unsigned int i;
+
+	for (i = 0; old && i < old->nr; i++)
+		if (marker_probe_match(&old->probe[i], func, probe_private))
+			break;
+	if (!old || i == old->nr)
+		return ERR_PTR(-ENOENT);
+	if (marker_probes_count(old) == 1)
+		return NULL;
+	new = marker_probes_copy(old, &old->probe[i], 0);
+	if (new)
+		return new;
+	/* A concurrent marker_probe_cb() sees the old or the stub function. */
+	WRITE_ONCE(old->probe[i].func, marker_probe_stub);
+	return old;
+}
+
+/* --- switching ----------------------------------------------------------- */
+
+/* The changes that take the sites of @entry (NULL: every site) to @to. */
+struct marker_collect {
+	struct marker_entry *entry;
+	enum marker_site_state from;
+	enum marker_site_state to;
+	struct marker_site_change *changes;	/* NULL while counting */
+	unsigned int nr;
+};
+
+static int marker_collect_table(struct marker_table *t, void *data)
+{
+	struct marker_collect *c = data;
+	struct marker_site *site;
+
+	for_each_marker_site(site, t) {
+		if (!marker_site_patchable(t, site) || marker_site_entry(site) != c->entry)
+			continue;
+		if (c->changes) {
+			c->changes[c->nr].site = site;
+			c->changes[c->nr].from = c->from;
+			c->changes[c->nr].to = c->to;
+		}
+		c->nr++;
+	}
+	return 0;
+}
+
+/* Arms (@on) or disarms every patched site of @e, in one batch. */
+static int marker_entry_arm(struct marker_entry *e, bool on)
+{
+	struct marker_collect c = {
+		.entry = e,
+		.from = on ? MARKER_SITE_OFF : MARKER_SITE_ON,
+		.to = on ? MARKER_SITE_ON : MARKER_SITE_OFF,
+	};
+	int ret = 0;
+
+	marker_for_each_table(marker_collect_table, &c);
+	if (c.nr) {
+		c.changes = kvcalloc(c.nr, sizeof(*c.changes), GFP_KERNEL);
+		if (!c.changes)
+			return -ENOMEM;
+		c.nr = 0;
+		marker_for_each_table(marker_collect_table, &c);
+		ret = arch_marker_patch(c.changes, c.nr);
+		kvfree(c.changes);
+	}
+	if (!ret)
+		e->armed = on;
+	return ret;
+}
+
+static int marker_publish_table(struct marker_table *t, void *data)
+{
+	struct marker_entry *e = data;
+	struct marker_site *site;
+
+	for_each_marker_site(site, t)
+		if (marker_site_entry(site) == e)
+			rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
+	return 0;
+}
+
+/*
+ * Makes @new (which may be NULL) the probes of @e; frees the old ones after a
+ * grace period. Fails, changing nothing, only when arming the sites fails.
+ */
+static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new)
+{
+	struct marker_probes *old = e->probes;
+	int ret;
+
+	lockdep_assert_held(&markers_mutex);
+
+	/* 0 -> N: arm, then publish */
+	if (new && !e->armed) {
+		ret = marker_entry_arm(e, true);
+		if (ret)
+			return ret;
+	}
+	e->probes = new;
+	marker_for_each_table(marker_publish_table, e);
+	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
+	if (!new && e->armed && marker_entry_arm(e, false))
+		pr_debug("%s: sites left armed\n", e->name);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *probe,
+				     void *probe_private)
+{
+	struct marker_probes *new;
+
+	new = marker_probes_remove(e->probes, probe, probe_private);
+	if (IS_ERR(new))
+		return PTR_ERR(new);
+	/* Fewer probes on an armed entry: cannot fail. */
+	if (new != e->probes)
+		WARN_ON_ONCE(marker_entry_set_probes(e, new));
+	marker_entry_put(e);
+	return 0;
+}
+
+/* --- the API ------------------------------------------------------------- */
+
+/**
+ * marker_probe_register() - connect a probe to a marker
+ * @name: the marker's name
+ * @format: the format the probe expects, or NULL to take the marker's
+ * @probe: the probe
+ * @probe_private: data passed to @probe
+ *
+ * The marker's sites call @probe from now on, including those of modules
+ * loaded later: a marker may be registered before any of its sites exists.
+ * Several probes may be connected to one marker.
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
+ * @probe; -EPERM if @format differs from the marker's; -EBUSY if @probe is
+ * already connected with @probe_private; -ENOMEM; or an error switching
+ * the sites. On error nothing has changed.
+ */
+int marker_probe_register(const char *name, const char *format,
+			  marker_probe_func *probe, void *probe_private)
+{
+	struct marker_probes *new;
+	struct marker_entry *e;
+	char *fmt = NULL;
+	int ret;
+
+	if (!name || !probe || !marker_name_valid(name))
+		return -EINVAL;
+
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	e = marker_entry_get(name);
+	if (!e) {
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	if (format && e->format && strcmp(format, e->format)) {
+		pr_err("probe %ps: format \"%s\" differs from marker %s's \"%s\"\n",
+		       probe, format, name, e->format);
+		ret = -EPERM;
+		goto out_put;
+	}
+	if (format && !e->format) {
+		fmt = kstrdup(format, GFP_KERNEL);
+		if (!fmt) {
+			ret = -ENOMEM;
+			goto out_put;
+		}
+	}
+	new = marker_probes_add(e->probes, probe, probe_private);
+	if (IS_ERR(new)) {
+		ret = PTR_ERR(new);
+		goto out_free_fmt;
+	}
+	ret = marker_entry_set_probes(e, new);
+	if (ret) {
+		kfree(new);
+		goto out_free_fmt;
+	}
+	if (fmt)
+		e->format = fmt;
+	goto out_unlock;
+
+out_free_fmt:
+	kfree(fmt);
+out_put:
+	marker_entry_put(e);
+out_unlock:
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(marker_probe_register);
+
+/**
+ * marker_probe_unregister() - disconnect a probe from a marker
+ * @name: the marker's name
+ * @probe: the probe
+ * @probe_private: the data it was registered with
+ *
+ * The probe may still be running on other CPUs when this returns: call
+ * marker_synchronize_unregister() before freeing what it uses.
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: 0; -EINVAL for a NULL argument; -ENOENT if the probe is not
+ * connected to @name. Never fails for want of memory.
+ */
+int marker_probe_unregister(const char *name, marker_probe_func *probe,
+			    void *probe_private)
+{
+	struct marker_entry *e;
+	int ret = -ENOENT;
+
+	if (!name || !probe)
+		return -EINVAL;
+
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	e = marker_entry_find(name);
+	if (e)
+		ret = marker_entry_remove_probe(e, probe, probe_private);
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(marker_probe_unregister);
+
+/**
+ * marker_probe_unregister_private_data() - disconnect a probe by its data
+ * @probe: the probe
+ * @probe_private: the data it was registered with
+ *
+ * Disconnects the first connection of @probe with @probe_private found,
+ * whatever the marker.
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: 0; -EINVAL for a NULL @probe; -ENOENT if there is no such
+ * connection.
+ */
+int marker_probe_unregister_private_data(marker_probe_func *probe,
+					 void *probe_private)
+{
+	struct marker_entry *e;
+	int bkt, ret = -ENOENT;
+	unsigned int i;
+
+	if (!probe)
+		return -EINVAL;
+
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	hash_for_each(marker_names, bkt, e, hlist) {
+		for (i = 0; e->probes && i < e->probes->nr; i++)
+			if (marker_probe_match(&e->probes->probe[i], probe, probe_private))
+				break;
+		if (e->probes && i < e->probes->nr) {
+			ret = marker_entry_remove_probe(e, probe, probe_private);
+			break;
+		}
+	}
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+EXPORT_SYMBOL_GPL(marker_probe_unregister_private_data);
+
+/**
+ * marker_get_private_data() - the data a probe was registered with
+ * @name: the marker's name
+ * @probe: the probe
+ * @num: which of @probe's connections to @name, from 0
+ *
+ * Context: process context; takes markers_mutex.
+ * Return: the @probe_private of that connection, or ERR_PTR(-ENOENT).
+ */
+void *marker_get_private_data(const char *name, marker_probe_func *probe, int num)
+{
+	struct marker_entry *e;
+	unsigned int i;
+
+	if (!name || !probe || num < 0)
+		return ERR_PTR(-ENOENT);
+
+	guard(mutex)(&markers_mutex);
+	e = marker_entry_find(name);
+	for (i = 0; e && e->probes && i < e->probes->nr; i++)
+		if (e->probes->probe[i].func == probe && !num--)
+			return e->probes->probe[i].probe_private;
+	return ERR_PTR(-ENOENT);
+}
+EXPORT_SYMBOL_GPL(marker_get_private_data);
+
+/**
+ * marker_probe_cb() - call the probes of a marker; called by enabled sites
+ * @marker: the site's marker
+ * @call_private: the site's data for the probes
+ * @...: the site's arguments, as its format gives them
+ *
+ * With one probe, the probe is called directly. Preemption is disabled
+ * around the probes: that is the RCU read side that
+ * marker_synchronize_unregister() waits for.
+ */
+void marker_probe_cb(const struct marker *marker, void *call_private, ...)
+{
+	const struct marker_probes *probes;
+	va_list args;
+	unsigned int i;
+
+	preempt_disable_notrace();
+	probes = rcu_dereference_sched(marker->probes);
+	if (likely(probes && probes->nr == 1)) {
+		va_start(args, call_private);
+		probes->probe[0].func(probes->probe[0].probe_private, call_private,
+				      marker->format, &args);
+		va_end(args);
+	} else if (probes) {
+		for (i = 0; i < probes->nr; i++) {
+			va_start(args, call_private);
+			READ_ONCE(probes->probe[i].func)(probes->probe[i].probe_private,
+							 call_private, marker->format,
+							 &args);
+			va_end(args);
+		}
+	}
+	preempt_enable_notrace();
+}
+EXPORT_SYMBOL(marker_probe_cb);
+
+/* Reports the markers of one table, one row per name. */
+static int marker_report_table(struct marker_table *t,
+			       int (*fn)(const struct marker_info *info, void *data),
+			       void *data)
+{
+	struct marker_site *site;
+	struct marker_entry *e;
+	int ret = 0;
+
+	for_each_marker_site(site, t) {
+		e = marker_site_entry(site);
+		if (e)
+			e->count++;
+	}
+	for_each_marker_site(site, t) {
+		struct marker_info info;
+
+		e = marker_site_entry(site);
+		if (!e || !e->count)
+			continue;
+		info = (struct marker_info) {
+			.name = e->name,
+			.format = e->format,
+			.enabled = e->probes,
+			.nr_probes = marker_probes_count(e->probes),
+			.nr_sites = e->count,
+			.module = t->mod,
+			.has_sites = true,
+		};
+		/* Clear every count, even once @fn has asked to stop. */
+		e->count = 0;
+		if (!ret)
+			ret = fn(&info, data);
+	}
+	return ret;
+}
+
+/**
+ * marker_for_each() - report every marker
+ * @fn: called with each marker; a non-zero return stops the walk
+ * @data: passed to @fn
+ *
+ * Reports the markers with sites in the kernel, then those of each module,
+ * then the names that only have probes. @fn runs under markers_mutex: it
+ * must not register or unregister probes.
+ *
+ * Context: process context; takes markers_mutex.
+ * Return: 0, or what @fn returned to stop the walk.
+ */
+int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void *data)
+{
+	struct marker_module *mm;
+	struct marker_entry *e;
+	struct marker_table t;
+	int bkt, ret;
+
+	guard(mutex)(&markers_mutex);
+	marker_core_table(&t);
+	ret = marker_report_table(&t, fn, data);
+	list_for_each_entry(mm, &marker_modules, list) {
+		if (ret)
+			return ret;
+		marker_module_table(&t, mm->mod);
+		ret = marker_report_table(&t, fn, data);
+	}
+	hash_for_each(marker_names, bkt, e, hlist) {
+		struct marker_info info = {
+			.name = e->name,
+			.format = e->format,
+			.enabled = e->probes,
+			.nr_probes = marker_probes_count(e->probes),
+		};
+
+		if (ret)
+			break;
+		if (!e->nr_sites)
+			ret = fn(&info, data);
+	}
+	return ret;
+}
+EXPORT_SYMBOL_GPL(marker_for_each);
+
+struct marker_code_list {
+	const char *name;
+	void **code;
+	unsigned int max;
+	unsigned int count;
+};
+
+static int marker_list_table(struct marker_table *t, void *data)
+{
+	struct marker_code_list *l = data;
+	struct marker_site *site;
+
+	for_each_marker_site(site, t) {
+		struct marker_entry *e = marker_site_entry(site);
+
+		if (!e || strcmp(e->name, l->name) || !marker_site_patchable(t, site))
+			continue;
+		if (l->count < l->max)
+			l->code[l->count] = marker_site_code(site);
+		l->count++;
+	}
+	return 0;
+}
+
+/**
+ * marker_get_sites() - list the patched sites of a marker
+ * @name: the marker's name
+ * @code: filled with the address of at most @max sites' jump slots
+ * @max: the size of @code
+ *
+ * Context: process context; takes markers_mutex.
+ * Return: the number of patched sites, which may exceed @max.
+ */
+int marker_get_sites(const char *name, void **code, unsigned int max)
+{
+	struct marker_code_list l = { .name = name, .code = code, .max = max };
+
+	guard(mutex)(&markers_mutex);
+	marker_for_each_table(marker_list_table, &l);
+	return l.count;
+}
+EXPORT_SYMBOL_GPL(marker_get_sites);
+
+static bool marker_table_reserved(const struct marker_table *t, void *start, void *end)
+{
+	struct marker_site *site;
+
+	for_each_marker_site(site, t) {
+		u8 *code = marker_site_code(site);
+
+		if (code && code <= (u8 *)end &&
+		    code + arch_marker_site_size(site) > (u8 *)start &&
+		    marker_site_live(t, site))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * marker_text_reserved() - check whether an address range overlaps a site
+ * @start: first byte of the range
+ * @end: last byte of the range
+ *
+ * Code that writes kernel text (kprobes) must leave marker sites alone.
+ *
+ * Context: any context that may use RCU; takes no lock.
+ * Return: 1 if the range overlaps a patched site, 0 otherwise.
+ */
+int marker_text_reserved(void *start, void *end)
+{
+	struct marker_module *mm;
+	struct marker_table t;
+	int ret;
+
+	marker_core_table(&t);
+	ret = marker_table_reserved(&t, start, end);
+	rcu_read_lock();
+	list_for_each_entry_rcu(mm, &marker_modules, list) {
+		if (ret)
+			break;
+		marker_module_table(&t, mm->mod);
+		ret = marker_table_reserved(&t, start, end);
+	}
+	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * Takes a table's sites from MARKER_SITE_BUILT to the state of their names,
+ * and publishes their probes: for the kernel at boot, for a module before
+ * any of its code runs.
+ */
+static int marker_table_prepare(struct marker_table *t)
+{
+	struct marker_site_change *changes;
+	struct marker_site *site;
+	unsigned int n = 0;
+	int ret;
+
+	for_each_marker_site(site, t) {
+		struct marker_entry *e = marker_site_entry(site);
+
+		if (e)
+			rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
+		n += marker_site_patchable(t, site);
+	}
+	if (!n)
+		return 0;
+
+	changes = kvcalloc(n, sizeof(*changes), GFP_KERNEL);
+	if (!changes)
+		return -ENOMEM;
+	n = 0;
+	for_each_marker_site(site, t) {
+		struct marker_entry *e = marker_site_entry(site);
+
+		if (!marker_site_patchable(t, site))
+			continue;
+		changes[n].site = site;
+		changes[n].from = MARKER_SITE_BUILT;
+		changes[n].to = e && e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF;
+		n++;
+	}
+	ret = arch_marker_patch(changes, n);
+	kvfree(changes);
+	return ret;
+}
+
+/**
+ * marker_init() - register the kernel's markers and switch their sites off
+ *
+ * Called by start_kernel() while one CPU runs and kernel text is writable,
+ * so the sites are written directly. Until then they run the pattern with
+ * the immediate 0: correct, just not yet the one-jump fast path.
+ */
+void __init marker_init(void)
+{
+	struct marker_site *stopped;
+	struct marker_table t;
+	int ret;
+
+	marker_core_table(&t);
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	ret = marker_sites_attach(t.start, t.stop, &stopped);
+	if (!ret)
+		ret = marker_table_prepare(&t);
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	WARN(ret, "markers: cannot prepare the kernel's sites: %d\n", ret);
+}
+
+#ifdef CONFIG_MODULES
+
+static int marker_module_coming(struct module *mod)
+{
+	struct marker_site *stopped;
+	struct marker_module *mm;
+	struct marker_table t;
+	int ret;
+
+	if (!mod->num_marker_sites)
+		return 0;
+	marker_module_table(&t, mod);
+	mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	if (!mm)
+		return -ENOMEM;
+	ret = marker_sites_attach(t.start, t.stop, &stopped);
+	if (ret)
+		goto out_free;
+	ret = marker_table_prepare(&t);
+	if (ret) {
+		stopped = t.stop;
+		goto out_detach;
+	}
+	mm->mod = mod;
+	list_add_rcu(&mm->list, &marker_modules);
+	return 0;
+
+out_detach:
+	marker_sites_detach(t.start, stopped);
+out_free:
+	kfree(mm);
+	return ret;
+}
+
+static void marker_module_going(struct module *mod)
+{
+	struct marker_module *mm;
+	struct marker_table t;
+
+	list_for_each_entry(mm, &marker_modules, list) {
+		if (mm->mod != mod)
+			continue;
+		list_del_rcu(&mm->list);
+		kfree_rcu(mm, rcu);
+		marker_module_table(&t, mod);
+		marker_sites_detach(t.start, t.stop);
+		return;
+	}
+}
+
+static int marker_module_notify(struct notifier_block *self, unsigned long val,
+				void *data)
+{
+	struct module *mod = data;
+	int ret = 0;
+
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	switch (val) {
+	case MODULE_STATE_COMING:
+		ret = marker_module_coming(mod);
+		if (ret)
+			pr_warn("%s: cannot prepare the module's markers: %d\n",
+				mod->name, ret);
+		break;
+	case MODULE_STATE_GOING:
+		marker_module_going(mod);
+		break;
+	case MODULE_STATE_LIVE:
+	case MODULE_STATE_UNFORMED:
+		break;
+	}
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	return notifier_from_errno(ret);
+}
+
+static struct notifier_block marker_module_nb = {
+	.notifier_call = marker_module_notify,
+	.priority = 0,
+};
+
+static int __init marker_module_init(void)
+{
+	return register_module_notifier(&marker_module_nb);
+}
+early_initcall(marker_module_init);
+
+#endif /* CONFIG_MODULES */

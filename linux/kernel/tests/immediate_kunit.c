@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for immediate values.
+ *
+ * The suite is built in: it runs at boot, while kernel text is still
+ * writable, and again after boot through /sys/kernel/debug/kunit, once text
+ * is read-only. The readers are noinline functions called through pointers,
+ * so that each imv_read() below is a site of its own in kernel text.
+ *
+ * Cases that need a module load immediate_kunit_mod with request_module()
+ * and unload it with rmmod; without userspace they skip.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/immediate.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/memory.h>
+#include <linux/sched.h>
+
+#include "immediate_kunit.h"
+#include "kunit_helpers.h"
+
+#ifdef CONFIG_IMMEDIATE
+#include <asm/text-patching.h>
+#include <asm/text_poke_bp.h>
+#endif
+
+DEFINE_IMV(int, imv_kunit_shared) = 7;
+EXPORT_IMV_SYMBOL_GPL(imv_kunit_shared);
+
+static DEFINE_IMV(u8, imv_test_u8) = 0x5a;
+static DEFINE_IMV(u16, imv_test_u16) = 0x1234;
+static DEFINE_IMV(u32, imv_test_u32) = 0x11223344;
+static DEFINE_IMV(u64, imv_test_u64) = 0x0102030405060708ULL;
+static DEFINE_IMV(s8, imv_test_s8) = -5;
+
+static noinline u64 imv_test_read_u8(void)	{ return imv_read(imv_test_u8); }
+static noinline u64 imv_test_read_u16(void)	{ return imv_read(imv_test_u16); }
+static noinline u64 imv_test_read_u32(void)	{ return imv_read(imv_test_u32); }
+static noinline u64 imv_test_read_u64(void)	{ return imv_read(imv_test_u64); }
+static noinline u64 imv_test_read_s8(void)	{ return (u8)imv_read(imv_test_s8); }
+
+static u64 imv_test_plain_u8(void)	{ return _imv_read(imv_test_u8); }
+static u64 imv_test_plain_u16(void)	{ return _imv_read(imv_test_u16); }
+static u64 imv_test_plain_u32(void)	{ return _imv_read(imv_test_u32); }
+static u64 imv_test_plain_u64(void)	{ return _imv_read(imv_test_u64); }
+static u64 imv_test_plain_s8(void)	{ return (u8)_imv_read(imv_test_s8); }
+
+static int imv_test_set_u8(u64 v)	{ return imv_set(imv_test_u8, (u8)v); }
+static int imv_test_set_u16(u64 v)	{ return imv_set(imv_test_u16, (u16)v); }
+static int imv_test_set_u32(u64 v)	{ return imv_set(imv_test_u32, (u32)v); }
+static int imv_test_set_u64(u64 v)	{ return imv_set(imv_test_u64, v); }
+static int imv_test_set_s8(u64 v)	{ return imv_set(imv_test_s8, (s8)v); }
+
+/* One immediate value of each size, and what the tests do with it. */
+struct imv_test_var {
+	const char *name;
+	void *var;
+	unsigned int size;
+	u64 initial;		/* as read back: the variable's bytes */
+	u64 other;		/* a value whose bytes all differ from @initial */
+	u64 (*read)(void);
+	u64 (*plain_read)(void);
+	int (*set)(u64 value);
+};
+
+static const struct imv_test_var imv_test_vars[] = {
+	{ "u8", &imv_test_u8__imv, 1, 0x5a, 0xa5,
+	  imv_test_read_u8, imv_test_plain_u8, imv_test_set_u8 },
+	{ "u16", &imv_test_u16__imv, 2, 0x1234, 0xedcb,
+	  imv_test_read_u16, imv_test_plain_u16, imv_test_set_u16 },
+	{ "u32", &imv_test_u32__imv, 4, 0x11223344, 0xeeddccbb,
+	  imv_test_read_u32, imv_test_plain_u32, imv_test_set_u32 },
+	{ "u64", &imv_test_u64__imv, 8, 0x0102030405060708ULL, 0xfefdfcfbfaf9f8f7ULL,
+	  imv_test_read_u64, imv_test_plain_u64, imv_test_set_u64 },
+	{ "s8", &imv_test_s8__imv, 1, 0xfb, 0x04,
+	  imv_test_read_s8, imv_test_plain_s8, imv_test_set_s8 },
+};
+
+static void imv_test_var_desc(const struct imv_test_var *v, char *desc)
+{
+	strscpy(desc, v->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(imv_test_var, imv_test_vars, imv_test_var_desc);
+
+static const struct imv_test_var *imv_param(struct kunit *test)
+{
+	return test->param_value;
+}
+
+/* Puts every test variable back to its initial value before each case. */
+static int imv_test_init(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(imv_test_vars); i++)
+		KUNIT_ASSERT_EQ(test, imv_test_vars[i].set(imv_test_vars[i].initial), 0);
+	return 0;
+}
+
+static void imv_read_initial_value(struct kunit *test)
+{
+	const struct imv_test_var *v = imv_param(test);
+
+	KUNIT_EXPECT_EQ(test, v->read(), v->initial);
+	KUNIT_EXPECT_EQ(test, v->plain_read(), v->initial);
+}
+
+static void imv_set_reads_back(struct kunit *test)
+{
+	const struct imv_test_var *v = imv_param(test);
+
+	KUNIT_ASSERT_EQ(test, v->set(v->other), 0);
+	KUNIT_EXPECT_EQ(test, v->read(), v->other);
+	KUNIT_EXPECT_EQ(test, v->plain_read(), v->other);
+	KUNIT_ASSERT_EQ(test, v->set(v->initial), 0);
+	KUNIT_EXPECT_EQ(test, v->read(), v->initial);
+}
+
+/*
+ * Values that do not fit. Constants that do not fit do not even build
+ * (-Woverflow): these are hidden from the compiler, as run-time values are.
+ */
+static void imv_set_too_wide(struct kunit *test)
+{
+	long long big = 0x100000000LL, w16 = 0x10000, w8 = 0x100, minus = -1, s200 = 200;
+
+	OPTIMIZER_HIDE_VAR(big);
+	OPTIMIZER_HIDE_VAR(w16);
+	OPTIMIZER_HIDE_VAR(w8);
+	OPTIMIZER_HIDE_VAR(minus);
+	OPTIMIZER_HIDE_VAR(s200);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u8, w8), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u8, minus), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_s8, s200), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u16, w16), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u32, big), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u8(), 0x5a);
+	KUNIT_EXPECT_EQ(test, imv_test_read_s8(), 0xfb);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u16(), 0x1234);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x11223344);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_s8, -128), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_read_s8(), 0x80);
+}
+
+static void imv_batch_bad_input(struct kunit *test)
+{
+	struct imv_update dup[] = {
+		IMV_UPDATE(imv_test_u8, 1),
+		IMV_UPDATE(imv_test_u16, 2),
+		IMV_UPDATE(imv_test_u8, 3),
+	};
+	int w8 = 0x1ff;
+	struct imv_update bad_size = IMV_UPDATE(imv_test_u32, 5);
+	struct imv_update wide[2];
+
+	OPTIMIZER_HIDE_VAR(w8);
+	wide[0] = IMV_UPDATE(imv_test_u16, 4);
+	wide[1] = IMV_UPDATE(imv_test_u8, w8);
+	bad_size.size = 3;
+	KUNIT_EXPECT_EQ(test, imv_update_batch(dup, ARRAY_SIZE(dup)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, imv_update_batch(wide, ARRAY_SIZE(wide)), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_update_batch(&bad_size, 1), -EINVAL);
+	bad_size.size = 4;
+	bad_size.var = NULL;
+	KUNIT_EXPECT_EQ(test, imv_update_batch(&bad_size, 1), -EINVAL);
+
+	KUNIT_EXPECT_EQ(test, imv_test_read_u8(), 0x5a);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u16(), 0x1234);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x11223344);
+}
+
+static void imv_batch_several_values(struct kunit *test)
+{
+	struct imv_update updates[] = {
+		IMV_UPDATE(imv_test_u8, 0x01),
+		IMV_UPDATE(imv_test_u16, 0x0203),
+		IMV_UPDATE(imv_test_u32, 0x04050607),
+		IMV_UPDATE(imv_test_u64, 0x08090a0b0c0d0e0fULL),
+		IMV_UPDATE(imv_test_s8, -1),
+	};
+
+	KUNIT_ASSERT_EQ(test, imv_update_batch(updates, ARRAY_SIZE(updates)), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u8(), 0x01);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u16(), 0x0203);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x04050607);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u64(), 0x08090a0b0c0d0e0fULL);
+	KUNIT_EXPECT_EQ(test, imv_test_read_s8(), 0xff);
+}
+
+static void imv_module_immediates(struct kunit *test)
+{
+	int (*mod_read)(void), (*mod_read_shared)(void), (*mod_set)(int);
+
+	kunit_load_module(test, "immediate_kunit_mod");
+	mod_read = symbol_get(imv_kunit_mod_read);
+	mod_read_shared = symbol_get(imv_kunit_mod_read_shared);
+	mod_set = symbol_get(imv_kunit_mod_set);
+	KUNIT_ASSERT_TRUE(test, mod_read && mod_read_shared && mod_set);
+
+	/* The module's own value, set while it is loaded. */
+	KUNIT_EXPECT_EQ(test, mod_read(), IMV_KUNIT_MOD_INITIAL);
+	KUNIT_EXPECT_EQ(test, mod_set(-3), 0);
+	KUNIT_EXPECT_EQ(test, mod_read(), -3);
+	/* A kernel value read in the module: its module site follows. */
+	KUNIT_EXPECT_EQ(test, mod_read_shared(), 7);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 1000), 0);
+	KUNIT_EXPECT_EQ(test, mod_read_shared(), 1000);
+	KUNIT_EXPECT_EQ(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0),
+			IS_ENABLED(CONFIG_IMMEDIATE) ? 1 : 0);
+	symbol_put(imv_kunit_mod_read);
+	symbol_put(imv_kunit_mod_read_shared);
+	symbol_put(imv_kunit_mod_set);
+
+	/* Unloaded, reloaded: the module starts from its initial value. */
+	kunit_unload_module(test, "immediate_kunit_mod");
+	KUNIT_EXPECT_EQ(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0), 0);
+	kunit_load_module(test, "immediate_kunit_mod");
+	mod_read = symbol_get(imv_kunit_mod_read);
+	mod_read_shared = symbol_get(imv_kunit_mod_read_shared);
+	KUNIT_ASSERT_TRUE(test, mod_read && mod_read_shared);
+	KUNIT_EXPECT_EQ(test, mod_read(), IMV_KUNIT_MOD_INITIAL);
+	KUNIT_EXPECT_EQ(test, mod_read_shared(), 1000);
+	symbol_put(imv_kunit_mod_read);
+	symbol_put(imv_kunit_mod_read_shared);
+	kunit_unload_module(test, "immediate_kunit_mod");
+	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 7), 0);
+}
+
+#ifdef CONFIG_IMMEDIATE
+
+static DEFINE_IMV(u8, imv_test_batch);
+
+/*
+ * Checks one site byte for byte: "[66] [REX] b0+r/b8+r imm", the immediate
+ * naturally aligned at the end and holding @value.
+ */
+static void imv_expect_site(struct kunit *test, const struct imv_site *site,
+			    unsigned int size, u64 value)
+{
+	u8 *insn = site->insn;
+	unsigned int i = 0;
+	u8 rex = 0;
+
+	KUNIT_EXPECT_EQ(test, site->size, size);
+	KUNIT_EXPECT_EQ_MSG(test, ((unsigned long)insn + site->len) % size, 0,
+			    "immediate of %pS is not aligned", insn);
+	if (size == 2)
+		KUNIT_EXPECT_EQ(test, insn[i++], 0x66);
+	if ((insn[i] & 0xf0) == 0x40)
+		rex = insn[i++];
+	KUNIT_EXPECT_EQ(test, !!(rex & 0x08), size == 8);
+	KUNIT_EXPECT_EQ(test, insn[i] & 0xf8, size == 1 ? 0xb0 : 0xb8);
+	i++;
+	KUNIT_EXPECT_EQ(test, i + size, site->len);
+	KUNIT_EXPECT_EQ_MSG(test, memcmp(insn + i, &value, size), 0,
+			    "%pS holds %*ph, expected %*ph", insn, site->len, insn,
+			    size, &value);
+}
+
+/* Checks every site of @var against @value; returns how many there are. */
+static int imv_expect_sites(struct kunit *test, void *var, unsigned int size, u64 value)
+{
+	struct imv_site sites[8];
+	int i, n;
+
+	n = imv_get_sites(var, sites, ARRAY_SIZE(sites));
+	for (i = 0; i < min_t(int, n, ARRAY_SIZE(sites)); i++)
+		imv_expect_site(test, &sites[i], size, value);
+	return n;
+}
+
+static void imv_site_encoding(struct kunit *test)
+{
+	const struct imv_test_var *v = imv_param(test);
+
+	KUNIT_ASSERT_GE(test, imv_expect_sites(test, v->var, v->size, v->initial), 1);
+	KUNIT_ASSERT_EQ(test, v->set(v->other), 0);
+	imv_expect_sites(test, v->var, v->size, v->other);
+}
+
+/* A refused update leaves the sites as they were. */
+static void imv_refused_leaves_sites(struct kunit *test)
+{
+	struct imv_update dup[] = {
+		IMV_UPDATE(imv_test_u16, 1),
+		IMV_UPDATE(imv_test_u16, 2),
+	};
+	int w8 = 0x1ff;
+
+	OPTIMIZER_HIDE_VAR(w8);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u8, w8), -ERANGE);
+	KUNIT_EXPECT_EQ(test, imv_update_batch(dup, ARRAY_SIZE(dup)), -EINVAL);
+	imv_expect_sites(test, &imv_test_u8__imv, 1, 0x5a);
+	imv_expect_sites(test, &imv_test_u16__imv, 2, 0x1234);
+}
+
+/* Any allocation of an update may fail: -ENOMEM, and nothing has changed. */
+static void imv_set_nomem(struct kunit *test)
+{
+	unsigned int nth, failed = 0;
+	int ret;
+
+	for (nth = 1; ; nth++) {
+		kunit_fail_nth(test, nth);
+		ret = imv_set(imv_test_u32, 0x55667788);
+		if (!kunit_fail_nth_met()) {
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			break;
+		}
+		if (ret) {
+			failed++;
+			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+			KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x11223344);
+			imv_expect_sites(test, &imv_test_u32__imv, 4, 0x11223344);
+		} else {
+			KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x55667788);
+			KUNIT_ASSERT_EQ(test, imv_set(imv_test_u32, 0x11223344), 0);
+		}
+	}
+	if (!failed)
+		kunit_skip(test, "no allocation failed: failslab ignores GFP_KERNEL (ignore-gfp-wait)");
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x55667788);
+	imv_expect_sites(test, &imv_test_u32__imv, 4, 0x55667788);
+}
+
+/* 4^5 = 1024 inlined copies of one imv_read(): 1024 sites of one variable. */
+static __always_inline unsigned int imv_read_4(void)
+{
+	return imv_read(imv_test_batch) + imv_read(imv_test_batch) +
+	       imv_read(imv_test_batch) + imv_read(imv_test_batch);
+}
+
+static __always_inline unsigned int imv_read_16(void)
+{
+	return imv_read_4() + imv_read_4() + imv_read_4() + imv_read_4();
+}
+
+static __always_inline unsigned int imv_read_64(void)
+{
+	return imv_read_16() + imv_read_16() + imv_read_16() + imv_read_16();
+}
+
+static __always_inline unsigned int imv_read_256(void)
+{
+	return imv_read_64() + imv_read_64() + imv_read_64() + imv_read_64();
+}
+
+static noinline unsigned int imv_read_1024(void)
+{
+	return imv_read_256() + imv_read_256() + imv_read_256() + imv_read_256();
+}
+
+/* One batch of 1024 sites costs three rounds of core serialization. */
+static void imv_batch_1024_sites(struct kunit *test)
+{
+	struct poke_sites_stats before, after;
+
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_batch__imv, NULL, 0), 1024);
+	KUNIT_ASSERT_EQ(test, imv_read_1024(), 0);
+	poke_sites_get_stats(&before);
+	KUNIT_ASSERT_EQ(test, imv_set(imv_test_batch, 3), 0);
+	poke_sites_get_stats(&after);
+	KUNIT_EXPECT_EQ(test, imv_read_1024(), 3 * 1024);
+	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
+	KUNIT_EXPECT_EQ(test, after.sites - before.sites, 1024);
+	KUNIT_EXPECT_LE(test, after.sync_rounds - before.sync_rounds, 3);
+	KUNIT_ASSERT_EQ(test, imv_set(imv_test_batch, 0), 0);
+	KUNIT_EXPECT_EQ(test, imv_read_1024(), 0);
+}
+
+/* Readers of the concurrency test, one kthread per CPU. */
+struct imv_reader {
+	u64 (*read)(void);
+	u64 a, b;
+	unsigned long reads;
+	unsigned long torn;
+	u64 torn_value;
+};
+
+static int imv_reader_fn(void *data)
+{
+	struct imv_reader *r = data;
+
+	while (!kthread_should_stop()) {
+		u64 v = r->read();
+
+		if (v != r->a && v != r->b) {
+			r->torn++;
+			r->torn_value = v;
+		}
+		if (!(++r->reads % 4096))
+			cond_resched();
+	}
+	return 0;
+}
+
+#define IMV_READERS	3
+#define IMV_FLIPS	10000
+
+/*
+ * Three CPUs read a site in a loop while this one flips its value 10^4
+ * times: every read must be the old or the new value, and the int3 bypass
+ * must have sent some of them on.
+ */
+static void imv_concurrent_flips(struct kunit *test)
+{
+	const struct imv_test_var *v = imv_param(test);
+	struct task_struct *tasks[IMV_READERS] = {};
+	struct imv_reader readers[IMV_READERS] = {};
+	struct poke_sites_stats before, after;
+	unsigned int cpu, n = 0, i;
+	unsigned long reads = 0;
+	int ret = 0;
+
+	if (num_online_cpus() < IMV_READERS + 1)
+		kunit_skip(test, "needs %d online CPUs", IMV_READERS + 1);
+
+	poke_sites_get_stats(&before);
+	for_each_online_cpu(cpu) {
+		if (n == IMV_READERS)
+			break;
+		readers[n] = (struct imv_reader){ .read = v->read, .a = v->initial,
+						  .b = v->other };
+		tasks[n] = kthread_create_on_cpu(imv_reader_fn, &readers[n], cpu,
+						 "imv_reader/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[n]));
+		wake_up_process(tasks[n++]);
+	}
+	for (i = 0; i < IMV_FLIPS && !ret; i++)
+		ret = v->set(i % 2 ? v->initial : v->other);
+	for (i = 0; i < n; i++) {
+		kthread_stop(tasks[i]);
+		reads += readers[i].reads;
+		KUNIT_EXPECT_EQ_MSG(test, readers[i].torn, 0,
+				    "reader %u saw %llx, neither %llx nor %llx", i,
+				    readers[i].torn_value, v->initial, v->other);
+	}
+	poke_sites_get_stats(&after);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_GT(test, reads, 0);
+	KUNIT_EXPECT_GT_MSG(test, after.bypass_hits - before.bypass_hits, 0,
+			    "no reader hit a site while it was rewritten");
+	kunit_info(test, "%u flips, %lu reads, %lu bypass hits, %lu sync rounds\n",
+		   IMV_FLIPS, reads, after.bypass_hits - before.bypass_hits,
+		   after.sync_rounds - before.sync_rounds);
+}
+
+static const struct imv_test_var imv_concurrent_vars[] = {
+	{ "u32", &imv_test_u32__imv, 4, 0x11223344, 0xeeddccbb,
+	  imv_test_read_u32, imv_test_plain_u32, imv_test_set_u32 },
+	{ "u64", &imv_test_u64__imv, 8, 0x0102030405060708ULL, 0xfefdfcfbfaf9f8f7ULL,
+	  imv_test_read_u64, imv_test_plain_u64, imv_test_set_u64 },
+};
+
+KUNIT_ARRAY_PARAM(imv_concurrent_var, imv_concurrent_vars, imv_test_var_desc);
+
+static int imv_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+/* kprobes must refuse to plant a breakpoint inside a site. */
+static void imv_kprobe_refused(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = imv_test_kprobe_handler };
+	struct imv_site site;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		kunit_skip(test, "needs CONFIG_KPROBES");
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u32__imv, &site, 1), 1);
+	kp.addr = (kprobe_opcode_t *)site.insn;
+	ret = register_kprobe(&kp);
+	if (!ret)
+		unregister_kprobe(&kp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), 0x11223344);
+}
+
+static void imv_poke_byte(u8 *addr, u8 byte)
+{
+	mutex_lock(&text_mutex);
+	text_poke(addr, &byte, 1);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+/*
+ * A site whose first byte is somebody else's breakpoint (what a kprobe
+ * writes) is not ours to rewrite: -EBUSY, and nothing changes. Nothing runs
+ * the site while the breakpoint is there.
+ */
+static void imv_breakpoint_busy(struct kunit *test)
+{
+	u8 before[POKE_SITE_MAX_LEN];
+	struct imv_site site;
+
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u16__imv, &site, 1), 1);
+	memcpy(before, site.insn, site.len);
+	imv_poke_byte(site.insn, INT3_INSN_OPCODE);
+
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u16, 0x4321), -EBUSY);
+	KUNIT_EXPECT_EQ(test, _imv_read(imv_test_u16), 0x1234);
+	KUNIT_EXPECT_EQ(test, memcmp(site.insn + 1, before + 1, site.len - 1), 0);
+
+	imv_poke_byte(site.insn, before[0]);
+	KUNIT_EXPECT_EQ(test, memcmp(site.insn, before, site.len), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u16(), 0x1234);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u16, 0x4321), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u16(), 0x4321);
+}
+
+/* The patcher refuses what it cannot do, before writing anything. */
+static void imv_patcher_bad_sites(struct kunit *test)
+{
+	static const u8 mov_al_1[] = { 0xb0, 0x01 }, mov_al_2[] = { 0xb0, 0x02 };
+	static const u8 mov_cl_2[] = { 0xb1, 0x02 }, nops[] = { 0x90, 0x90 };
+	static u8 not_text[2] = { 0xb0, 0x01 };
+	struct poke_sites_stats before, after;
+	struct poke_site pokes[2] = {};
+	struct imv_site site;
+
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u8__imv, &site, 1), 1);
+	poke_sites_get_stats(&before);
+	cpus_read_lock();
+
+	/* An unknown site: not kernel text. */
+	pokes[0] = (struct poke_site){ .addr = not_text, .len = 2 };
+	memcpy(pokes[0].old, mov_al_1, 2);
+	memcpy(pokes[0].new, mov_al_2, 2);
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1), -EINVAL);
+	/* A shape the int3 handler cannot emulate, a change of register. */
+	pokes[0].addr = site.insn;
+	memcpy(pokes[0].old, nops, 2);
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1), -EINVAL);
+	memcpy(pokes[0].old, mov_al_1, 2);
+	memcpy(pokes[0].new, mov_cl_2, 2);
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1), -EINVAL);
+	/* Text that does not hold what the caller believes. */
+	pokes[0].len = site.len;
+	memcpy(pokes[0].old, site.insn, site.len);
+	memcpy(pokes[0].new, site.insn, site.len);
+	pokes[0].old[site.len - 1] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1), -EINVAL);
+	/* Overlapping sites. */
+	pokes[0].old[site.len - 1] ^= 0xff;
+	pokes[1] = pokes[0];
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 2), -EINVAL);
+
+	cpus_read_unlock();
+	poke_sites_get_stats(&after);
+	KUNIT_EXPECT_EQ(test, after.batches, before.batches);
+	KUNIT_EXPECT_EQ(test, not_text[1], 0x01);
+	imv_expect_site(test, &site, 1, 0x5a);
+}
+
+#endif /* CONFIG_IMMEDIATE */
+
+static struct kunit_case imv_test_cases[] = {
+	KUNIT_CASE_PARAM(imv_read_initial_value, imv_test_var_gen_params),
+	KUNIT_CASE_PARAM(imv_set_reads_back, imv_test_var_gen_params),
+	KUNIT_CASE(imv_set_too_wide),
+	KUNIT_CASE(imv_batch_bad_input),
+	KUNIT_CASE(imv_batch_several_values),
+	KUNIT_CASE(imv_module_immediates),
+#ifdef CONFIG_IMMEDIATE
+	KUNIT_CASE_PARAM(imv_site_encoding, imv_test_var_gen_params),
+	KUNIT_CASE(imv_refused_leaves_sites),
+	KUNIT_CASE(imv_set_nomem),
+	KUNIT_CASE(imv_batch_1024_sites),
+	KUNIT_CASE_PARAM(imv_concurrent_flips, imv_concurrent_var_gen_params),
+	KUNIT_CASE(imv_kprobe_refused),
+	KUNIT_CASE(imv_breakpoint_busy),
+	KUNIT_CASE(imv_patcher_bad_sites),
+#endif
+	{}
+};
+
+static struct kunit_suite imv_test_suite = {
+	.name = "immediate",
+	.init = imv_test_init,
+	.test_cases = imv_test_cases,
+};
+
+kunit_test_suite(imv_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for immediate values");
+MODULE_LICENSE("GPL");

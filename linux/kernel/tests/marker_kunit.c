@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for kernel markers.
+ *
+ * The suite is built in: it runs at boot, while kernel text is still
+ * writable, and again after boot through /sys/kernel/debug/kunit, once text
+ * is read-only. The sites are in noinline functions. Without
+ * CONFIG_IMMEDIATE every site tests a plain variable, and the cases about
+ * patched sites are left out.
+ *
+ * The module case loads marker_kunit_mod with request_module() and unloads
+ * it with rmmod; without userspace it skips.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/marker.h>
+#include <linux/memory.h>
+
+#include "kunit_helpers.h"
+#include "marker_kunit.h"
+
+#ifdef CONFIG_IMMEDIATE
+#include <asm/text-patching.h>
+#include <asm/text_poke_bp.h>
+#endif
+
+static int marker_test_cookie;
+
+static noinline void marker_test_fire_basic(int value)
+{
+	MARK(marker_test_basic, "%d", value);
+}
+
+static noinline void marker_test_fire_args(int i, long l, u64 u, const char *s,
+					   void *p, char c)
+{
+	MARK_PRIVATE(marker_test_args, &marker_test_cookie,
+		     "i %d l %ld u %llu s %s p %p c %c", i, l, u, s, p, c);
+}
+
+static noinline void marker_test_fire_noargs(void)
+{
+	MARK(marker_test_noargs, MARK_NOARGS);
+}
+
+static noinline void marker_test_fire_plain(int value)
+{
+	_MARK(marker_test_plain, "%d", value);
+}
+
+static noinline bool marker_test_guard_on(void)
+{
+	return marker_enabled(marker_test_guard);
+}
+
+/* What a counting probe saw. */
+struct marker_test_probe {
+	atomic_t calls;
+	int last;
+	void *call_private;
+	const char *fmt;
+};
+
+static struct marker_test_probe marker_test_p1, marker_test_p2;
+
+/* For markers whose format is "%d" or "value %d". */
+static void marker_test_count(void *probe_private, void *call_private,
+			      const char *fmt, va_list *args)
+{
+	struct marker_test_probe *p = probe_private;
+
+	p->call_private = call_private;
+	p->fmt = fmt;
+	if (strcmp(fmt, MARK_NOARGS))
+		p->last = va_arg(*args, int);
+	atomic_inc(&p->calls);
+}
+
+static void marker_test_other(void *probe_private, void *call_private,
+			      const char *fmt, va_list *args)
+{
+	marker_test_count(probe_private, call_private, fmt, args);
+}
+
+static int marker_test_init(struct kunit *test)
+{
+	memset(&marker_test_p1, 0, sizeof(marker_test_p1));
+	memset(&marker_test_p2, 0, sizeof(marker_test_p2));
+	return 0;
+}
+
+/* Disconnects what a failed or skipped case left connected. */
+static void marker_test_exit(struct kunit *test)
+{
+	marker_probe_func *probes[] = { marker_test_count, marker_test_other };
+	void *data[] = { &marker_test_p1, &marker_test_p2, NULL };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(probes); i++)
+		for (j = 0; j < ARRAY_SIZE(data); j++)
+			while (!marker_probe_unregister_private_data(probes[i], data[j]))
+				;
+	marker_synchronize_unregister();
+}
+
+/* The number of probes of @name, as marker_for_each() reports it. */
+struct marker_test_find {
+	const char *name;
+	struct marker_info info;
+	unsigned int rows;
+	unsigned int sites;
+};
+
+static int marker_test_find_fn(const struct marker_info *info, void *data)
+{
+	struct marker_test_find *f = data;
+
+	if (strcmp(info->name, f->name))
+		return 0;
+	f->info = *info;
+	f->rows++;
+	f->sites += info->nr_sites;
+	return 0;
+}
+
+static struct marker_test_find marker_test_find(struct kunit *test, const char *name)
+{
+	struct marker_test_find f = { .name = name };
+
+	KUNIT_EXPECT_EQ(test, marker_for_each(marker_test_find_fn, &f), 0);
+	return f;
+}
+
+static unsigned int marker_test_nr_probes(struct kunit *test, const char *name)
+{
+	return marker_test_find(test, name).info.nr_probes;
+}
+
+static void marker_disabled_calls_nothing(struct kunit *test)
+{
+	int i;
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_noargs", NULL,
+						    marker_test_count, &marker_test_p2), 0);
+	for (i = 0; i < 10; i++)
+		marker_test_fire_basic(i);
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_basic", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_basic",
+						      marker_test_count, &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	for (i = 0; i < 10; i++)
+		marker_test_fire_basic(i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_noargs",
+						      marker_test_count, &marker_test_p2), 0);
+}
+
+/* What marker_test_decode() read from the va_list. */
+static struct {
+	int i;
+	long l;
+	u64 u;
+	char s[16];
+	void *p;
+	char c;
+	void *call_private;
+	const char *fmt;
+	int calls;
+} marker_test_decoded;
+
+static void marker_test_decode(void *probe_private, void *call_private,
+			       const char *fmt, va_list *args)
+{
+	marker_test_decoded.i = va_arg(*args, int);
+	marker_test_decoded.l = va_arg(*args, long);
+	marker_test_decoded.u = va_arg(*args, u64);
+	strscpy(marker_test_decoded.s, va_arg(*args, const char *),
+		sizeof(marker_test_decoded.s));
+	marker_test_decoded.p = va_arg(*args, void *);
+	marker_test_decoded.c = va_arg(*args, int);
+	marker_test_decoded.call_private = call_private;
+	marker_test_decoded.fmt = fmt;
+	marker_test_decoded.calls++;
+}
+
+static void marker_probe_gets_arguments(struct kunit *test)
+{
+	memset(&marker_test_decoded, 0, sizeof(marker_test_decoded));
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_args", NULL,
+						    marker_test_decode, NULL), 0);
+	marker_test_fire_args(-42, LONG_MIN, 0xfedcba9876543210ULL, "hello",
+			      &marker_test_decoded, 'z');
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_args",
+						      marker_test_decode, NULL), 0);
+
+	KUNIT_EXPECT_EQ(test, marker_test_decoded.calls, 1);
+	KUNIT_EXPECT_EQ(test, marker_test_decoded.i, -42);
+	KUNIT_EXPECT_EQ(test, marker_test_decoded.l, LONG_MIN);
+	KUNIT_EXPECT_EQ(test, marker_test_decoded.u, 0xfedcba9876543210ULL);
+	KUNIT_EXPECT_STREQ(test, marker_test_decoded.s, "hello");
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_decoded.p, (void *)&marker_test_decoded);
+	KUNIT_EXPECT_EQ(test, marker_test_decoded.c, 'z');
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_decoded.call_private,
+			    (void *)&marker_test_cookie);
+	KUNIT_EXPECT_STREQ(test, marker_test_decoded.fmt,
+			   "i %d l %ld u %llu s %s p %p c %c");
+}
+
+static void marker_noargs_format(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_noargs", MARK_NOARGS,
+						    marker_test_count, &marker_test_p1), 0);
+	marker_test_fire_noargs();
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_noargs",
+						      marker_test_count, &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_STREQ(test, marker_test_p1.fmt, MARK_NOARGS);
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_p1.call_private, NULL);
+}
+
+/* Fires @n times, then checks both probes' counts. */
+static void marker_test_fire_expect(struct kunit *test, int n, int calls1, int calls2)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		marker_test_fire_basic(i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), calls1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), calls2);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, calls1 ? n - 1 : 0);
+}
+
+/* 0 -> 1 -> 2 -> 1 -> 0 probes, with the exact number of calls each. */
+static void marker_probe_transitions(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+
+	marker_test_fire_expect(test, 3, 0, 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_test_fire_expect(test, 5, 5, 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_other,
+						    &marker_test_p2), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 2);
+	marker_test_fire_expect(test, 7, 12, 7);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_synchronize_unregister();
+	marker_test_fire_expect(test, 11, 12, 18);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_other,
+						      &marker_test_p2), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_synchronize_unregister();
+	marker_test_fire_expect(test, 13, 12, 18);
+	KUNIT_EXPECT_FALSE(test, marker_test_find(test, name).info.enabled);
+}
+
+/* _MARK() has no patched site, yet calls its probes. */
+static void marker_plain_site_calls(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, marker_get_sites("marker_test_plain", NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, "marker_test_plain").sites, 1);
+	marker_test_fire_plain(1);
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_plain", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	marker_test_fire_plain(2);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_plain",
+						      marker_test_count, &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	marker_test_fire_plain(3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 2);
+}
+
+static void marker_enabled_guard(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, marker_test_guard_on());
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_guard", NULL,
+						    marker_test_count, &marker_test_p1), 0);
+	KUNIT_EXPECT_TRUE(test, marker_test_guard_on());
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_guard",
+						      marker_test_count, &marker_test_p1), 0);
+	KUNIT_EXPECT_FALSE(test, marker_test_guard_on());
+	/* A guard has no format: the marker takes the first one registered. */
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_find(test, "marker_test_guard").info.format,
+			    NULL);
+}
+
+/* Bad input: a clear error, and nothing changed. */
+static void marker_register_errors(struct kunit *test)
+{
+	static const char * const bad_names[] = {
+		"", "1abc", "a-b", "a b", "marker_test_basic\n",
+		"a_name_that_is_much_longer_than_the_sixty_four_characters_allowed_x",
+	};
+	const char *name = "marker_test_basic";
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad_names); i++)
+		KUNIT_EXPECT_EQ_MSG(test, marker_probe_register(bad_names[i], NULL,
+								marker_test_count, NULL),
+				    -EINVAL, "name \"%s\"", bad_names[i]);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(NULL, NULL, marker_test_count, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, NULL, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%s", marker_test_count,
+						    &marker_test_p1), -EPERM);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	KUNIT_EXPECT_STREQ(test, marker_test_find(test, name).info.format, "%d");
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	KUNIT_EXPECT_PTR_EQ(test, marker_get_private_data(name, marker_test_count, 0),
+			    (void *)&marker_test_p1);
+	KUNIT_EXPECT_PTR_EQ(test, marker_get_private_data(name, marker_test_count, 1),
+			    ERR_PTR(-ENOENT));
+	KUNIT_EXPECT_PTR_EQ(test, marker_get_private_data(name, marker_test_other, 0),
+			    ERR_PTR(-ENOENT));
+
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p2), -ENOENT);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_no_such",
+						      marker_test_count, NULL), -ENOENT);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(NULL, marker_test_count, NULL),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_private_data(marker_test_other,
+								   &marker_test_p1),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_test_fire_basic(5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_private_data(marker_test_count,
+								   &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+}
+
+/*
+ * Every allocation of a registration may fail: then -ENOMEM and nothing
+ * changed; or the failure was absorbed and the registration happened.
+ */
+static void marker_register_nomem(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	unsigned int nth, failed = 0;
+	int ret;
+
+	for (nth = 1; ; nth++) {
+		kunit_fail_nth(test, nth);
+		ret = marker_probe_register(name, "%d", marker_test_count, &marker_test_p1);
+		if (!kunit_fail_nth_met()) {
+			KUNIT_EXPECT_EQ(test, ret, 0);
+			break;
+		}
+		if (ret) {
+			failed++;
+			KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+			KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+			KUNIT_EXPECT_FALSE(test, marker_test_find(test, name).info.enabled);
+			marker_test_fire_basic(nth);
+			KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+		} else {
+			KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+			KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+								      &marker_test_p1), 0);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	if (!failed)
+		kunit_skip(test, "no allocation failed: failslab ignores GFP_KERNEL (ignore-gfp-wait)");
+}
+
+/* Unregistering cannot fail for want of memory: the probe always goes. */
+static void marker_unregister_nomem(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	unsigned int nth;
+	int ret;
+
+	for (nth = 1; nth < 64; nth++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_count,
+							    &marker_test_p1), 0);
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_other,
+							    &marker_test_p2), 0);
+		kunit_fail_nth(test, nth);
+		ret = marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+		kunit_fail_nth_met();
+		KUNIT_EXPECT_EQ(test, ret, 0);
+		KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+		marker_synchronize_unregister();
+		atomic_set(&marker_test_p1.calls, 0);
+		atomic_set(&marker_test_p2.calls, 0);
+		marker_test_fire_basic(1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 1);
+		KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_other,
+							      &marker_test_p2), 0);
+	}
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+}
+
+/* A probe registered before its module's sites exist arms them on load. */
+static void marker_module_sites(struct kunit *test)
+{
+	const char *name = "marker_test_module";
+	void (*fire)(int value);
+	struct marker_test_find f;
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, MARKER_KUNIT_MOD_FORMAT,
+						    marker_test_count, &marker_test_p1), 0);
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.rows, 1);
+	KUNIT_EXPECT_FALSE(test, f.info.has_sites);
+
+	kunit_load_module(test, "marker_kunit_mod");
+	fire = symbol_get(marker_kunit_mod_fire);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.sites, 1);
+	KUNIT_EXPECT_STREQ(test, f.info.module ? module_name(f.info.module) : "",
+			   "marker_kunit_mod");
+	fire(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	symbol_put(marker_kunit_mod_fire);
+	kunit_unload_module(test, "marker_kunit_mod");
+
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_FALSE(test, f.info.has_sites);
+	KUNIT_EXPECT_EQ(test, f.info.nr_probes, 1);
+
+	kunit_load_module(test, "marker_kunit_mod");
+	fire = symbol_get(marker_kunit_mod_fire);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+	fire(2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 2);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	fire(3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
+	symbol_put(marker_kunit_mod_fire);
+	kunit_unload_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
+}
+
+/* --- concurrency ---------------------------------------------------------- */
+
+static noinline void marker_test_fire_race(void)
+{
+	MARK(marker_test_race, MARK_NOARGS);
+}
+
+#define MARKER_FIRERS		3
+#define MARKER_REGISTRATIONS	10000
+#define MARKER_POOL		64
+
+/* The data of one registration: a call once it is dead is a bug. */
+struct marker_race_data {
+	bool dead;
+	atomic_long_t calls;
+	atomic_long_t late;
+};
+
+static void marker_test_race_probe(void *probe_private, void *call_private,
+				   const char *fmt, va_list *args)
+{
+	struct marker_race_data *d = probe_private;
+
+	if (READ_ONCE(d->dead))
+		atomic_long_inc(&d->late);
+	atomic_long_inc(&d->calls);
+}
+
+static int marker_firer_fn(void *data)
+{
+	unsigned long *fires = data;
+
+	while (!kthread_should_stop()) {
+		marker_test_fire_race();
+		if (!(++*fires % 4096))
+			cond_resched();
+	}
+	return 0;
+}
+
+/*
+ * Three CPUs fire a marker while this one registers and unregisters a probe
+ * 10^4 times. The data of each registration is declared dead once it has
+ * been unregistered and marker_synchronize_unregister() has returned: any
+ * call with dead data is a call after unregistration. Two pools take turns,
+ * so a pool stays dead for a whole round before it is reused.
+ */
+static void marker_concurrent_register(struct kunit *test)
+{
+	struct marker_race_data (*pools)[MARKER_POOL];
+	struct task_struct *tasks[MARKER_FIRERS] = {};
+	unsigned long fires[MARKER_FIRERS] = {};
+	long calls = 0, late = 0;
+	unsigned int cpu, n = 0, i, j;
+	int ret = 0;
+
+	if (num_online_cpus() < MARKER_FIRERS + 1)
+		kunit_skip(test, "needs %d online CPUs", MARKER_FIRERS + 1);
+	pools = kunit_kcalloc(test, 2, sizeof(*pools), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pools);
+
+	for_each_online_cpu(cpu) {
+		if (n == MARKER_FIRERS)
+			break;
+		tasks[n] = kthread_create_on_cpu(marker_firer_fn, &fires[n], cpu,
+						 "marker_firer/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[n]));
+		wake_up_process(tasks[n++]);
+	}
+
+	for (i = 0; i < MARKER_REGISTRATIONS && !ret; i++) {
+		struct marker_race_data *pool = pools[(i / MARKER_POOL) % 2];
+		struct marker_race_data *d = &pool[i % MARKER_POOL];
+
+		if (i % MARKER_POOL == 0)
+			for (j = 0; j < MARKER_POOL; j++)
+				WRITE_ONCE(pool[j].dead, false);
+		ret = marker_probe_register("marker_test_race", MARK_NOARGS,
+					    marker_test_race_probe, d);
+		if (ret)
+			break;
+		/* Now and then stay registered long enough to be called. */
+		if (i % MARKER_POOL == 0)
+			usleep_range(1000, 2000);
+		ret = marker_probe_unregister("marker_test_race", marker_test_race_probe, d);
+		if (i % MARKER_POOL == MARKER_POOL - 1) {
+			marker_synchronize_unregister();
+			for (j = 0; j < MARKER_POOL; j++)
+				WRITE_ONCE(pool[j].dead, true);
+		}
+	}
+	for (i = 0; i < n; i++)
+		kthread_stop(tasks[i]);
+	for (i = 0; i < 2 * MARKER_POOL; i++) {
+		calls += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].calls);
+		late += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].late);
+	}
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_GT(test, calls, 0);
+	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
+	kunit_info(test, "%d registrations, %lu + %lu + %lu fires, %ld probe calls\n",
+		   MARKER_REGISTRATIONS, fires[0], fires[1], fires[2], calls);
+}
+
+#ifdef CONFIG_IMMEDIATE
+
+#define MARKER_SLOT_OFF		0xeb
+#define MARKER_MOV_AL		0xb0
+
+/* A site's bytes, as <linux/marker.h> documents them. */
+struct marker_test_site {
+	u8 *code;
+	u8 *probe_block;
+	unsigned int size;
+};
+
+static void marker_test_decode_site(struct kunit *test, u8 *code,
+				    struct marker_test_site *site)
+{
+	site->code = code;
+	KUNIT_ASSERT_EQ(test, code[2], MARKER_MOV_AL);
+	KUNIT_ASSERT_EQ(test, code[4], 0x84);
+	KUNIT_ASSERT_EQ(test, code[5], 0xc0);
+	if (code[6] == 0x75) {
+		site->size = 8;
+		site->probe_block = code + 8 + (s8)code[7];
+	} else {
+		KUNIT_ASSERT_EQ(test, code[6], 0x0f);
+		KUNIT_ASSERT_EQ(test, code[7], 0x85);
+		site->size = 12;
+		site->probe_block = code + 12 + *(s32 *)(code + 8);
+	}
+}
+
+static void marker_test_expect_off(struct kunit *test, const struct marker_test_site *site)
+{
+	KUNIT_EXPECT_EQ(test, site->code[0], MARKER_SLOT_OFF);
+	KUNIT_EXPECT_EQ(test, site->code[1], site->size - 2);
+	KUNIT_EXPECT_EQ(test, site->code[3], 0);
+}
+
+static void marker_test_expect_on(struct kunit *test, const struct marker_test_site *site)
+{
+	long rel = site->probe_block - (site->code + 2);
+
+	if (rel >= S8_MIN && rel <= S8_MAX) {
+		KUNIT_EXPECT_EQ(test, site->code[0], MARKER_SLOT_OFF);
+		KUNIT_EXPECT_EQ(test, (s8)site->code[1], rel);
+	} else {
+		KUNIT_EXPECT_EQ(test, site->code[0], 0x66);
+		KUNIT_EXPECT_EQ(test, site->code[1], 0x90);
+	}
+	KUNIT_EXPECT_EQ(test, site->code[3], 1);
+}
+
+/* The bytes of a site off, on, and off again. */
+static void marker_site_layout(struct kunit *test)
+{
+	struct marker_test_site site;
+	void *code;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_basic", &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	kunit_info(test, "off: %*ph\n", site.size, site.code);
+	marker_test_expect_off(test, &site);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_basic", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	kunit_info(test, "on:  %*ph\n", site.size, site.code);
+	marker_test_expect_on(test, &site);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_basic",
+						      marker_test_count, &marker_test_p1), 0);
+	marker_test_expect_off(test, &site);
+}
+
+/* 4^5 = 1024 inlined copies of one MARK(): 1024 sites of one marker. */
+static __always_inline void marker_fire_4(int v)
+{
+	MARK(marker_test_many, "%d", v);
+	MARK(marker_test_many, "%d", v + 1);
+	MARK(marker_test_many, "%d", v + 2);
+	MARK(marker_test_many, "%d", v + 3);
+}
+
+static __always_inline void marker_fire_16(int v)
+{
+	marker_fire_4(v);
+	marker_fire_4(v + 4);
+	marker_fire_4(v + 8);
+	marker_fire_4(v + 12);
+}
+
+static __always_inline void marker_fire_64(int v)
+{
+	marker_fire_16(v);
+	marker_fire_16(v + 16);
+	marker_fire_16(v + 32);
+	marker_fire_16(v + 48);
+}
+
+static __always_inline void marker_fire_256(int v)
+{
+	marker_fire_64(v);
+	marker_fire_64(v + 64);
+	marker_fire_64(v + 128);
+	marker_fire_64(v + 192);
+}
+
+static noinline void marker_fire_1024(void)
+{
+	marker_fire_256(0);
+	marker_fire_256(256);
+	marker_fire_256(512);
+	marker_fire_256(768);
+}
+
+/* All 1024 sites of a marker switch in one batch: three sync rounds. */
+static void marker_batch_1024_sites(struct kunit *test)
+{
+	struct poke_sites_stats before, after;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_many", NULL, 0), 1024);
+	poke_sites_get_stats(&before);
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_many", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	poke_sites_get_stats(&after);
+	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
+	KUNIT_EXPECT_LE(test, after.sync_rounds - before.sync_rounds, 3);
+	marker_fire_1024();
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 1023);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_many",
+						      marker_test_count, &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	marker_fire_1024();
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
+}
+
+static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+/* kprobes refuses every instruction of a site. */
+static void marker_kprobe_refused(struct kunit *test)
+{
+	static const unsigned int offsets[] = { 0, 2, 4, 6 };
+	struct marker_test_site site;
+	unsigned int i;
+	void *code;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		kunit_skip(test, "needs CONFIG_KPROBES");
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_basic", &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	for (i = 0; i < ARRAY_SIZE(offsets); i++) {
+		struct kprobe kp = {
+			.addr = (kprobe_opcode_t *)(site.code + offsets[i]),
+			.pre_handler = marker_test_kprobe_handler,
+		};
+
+		ret = register_kprobe(&kp);
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe at %pS", kp.addr);
+	}
+	marker_test_expect_off(test, &site);
+}
+
+static void marker_poke_byte(u8 *addr, u8 byte)
+{
+	mutex_lock(&text_mutex);
+	text_poke(addr, &byte, 1);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+
+/* A site carrying somebody else's breakpoint cannot be armed: nothing changes. */
+static void marker_breakpoint_busy(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	struct marker_test_site site;
+	u8 slot;
+	void *code;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites(name, &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	slot = site.code[0];
+	marker_poke_byte(site.code, INT3_INSN_OPCODE);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), -EBUSY);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	KUNIT_EXPECT_EQ(test, site.code[3], 0);
+	marker_poke_byte(site.code, slot);
+	marker_test_expect_off(test, &site);
+	marker_test_fire_basic(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+}
+
+#endif /* CONFIG_IMMEDIATE */
+
+static struct kunit_case marker_test_cases[] = {
+	KUNIT_CASE(marker_disabled_calls_nothing),
+	KUNIT_CASE(marker_probe_gets_arguments),
+	KUNIT_CASE(marker_noargs_format),
+	KUNIT_CASE(marker_probe_transitions),
+	KUNIT_CASE(marker_plain_site_calls),
+	KUNIT_CASE(marker_enabled_guard),
+	KUNIT_CASE(marker_register_errors),
+	KUNIT_CASE(marker_register_nomem),
+	KUNIT_CASE(marker_unregister_nomem),
+	KUNIT_CASE(marker_module_sites),
+	KUNIT_CASE_SLOW(marker_concurrent_register),
+#ifdef CONFIG_IMMEDIATE
+	KUNIT_CASE(marker_site_layout),
+	KUNIT_CASE(marker_batch_1024_sites),
+	KUNIT_CASE(marker_kprobe_refused),
+	KUNIT_CASE(marker_breakpoint_busy),
+#endif
+	{}
+};
+
+static struct kunit_suite marker_test_suite = {
+	.name = "markers",
+	.init = marker_test_init,
+	.exit = marker_test_exit,
+	.test_cases = marker_test_cases,
+};
+
+kunit_test_suite(marker_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kernel markers");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest's initramfs: busybox-static, guest/, and the build's modules."""
+
+import shutil
+import subprocess
+from pathlib import Path
+
+from . import settings
+from .kbuild import Build
+from .shell import WorkbenchError, output
+
+BUSYBOX = Path('/bin/busybox')
+
+
+def _install_busybox(root: Path) -> None:
+	(root / 'bin').mkdir(parents=True)
+	shutil.copy2(BUSYBOX, root / 'bin/busybox')
+	for applet in output([BUSYBOX, '--list-full']).split():
+		# Never link 'busybox' itself: that would replace the binary.
+		if applet.endswith('/busybox'):
+			continue
+		link = root / applet
+		link.parent.mkdir(parents=True, exist_ok=True)
+		if not link.exists():
+			link.symlink_to('/bin/busybox')
+
+
+def make(build: Build) -> Path:
+	"""Writes <build>/initramfs.cpio.gz and returns its path."""
+	root = build.dir / 'initramfs'
+	shutil.rmtree(root, ignore_errors=True)
+	root.mkdir()
+	_install_busybox(root)
+	for d in ('proc', 'sys', 'dev', 'tmp', 'etc', 'root'):
+		(root / d).mkdir(exist_ok=True)
+	(root / 'etc/passwd').write_text('root:x:0:0:root:/root:/bin/sh\n'
+					 'nobody:x:65534:65534:nobody:/:/bin/sh\n')
+	(root / 'etc/group').write_text('root:x:0:\nnogroup:x:65534:\n')
+	shutil.copytree(settings.GUEST_DIR, root / 'guest')
+	shutil.copy2(settings.GUEST_DIR / 'init', root / 'init')
+	(root / 'init').chmod(0o755)
+	if build.modroot.is_dir():
+		shutil.copytree(build.modroot / 'lib', root / 'lib', symlinks=True)
+
+	image = build.dir / 'initramfs.cpio.gz'
+	with open(image, 'wb') as f:
+		find = subprocess.Popen(['find', '.', '-print0'], cwd=root, stdout=subprocess.PIPE)
+		cpio = subprocess.Popen(['cpio', '--null', '-o', '-H', 'newc', '-R', '0:0',
+					 '--quiet'], cwd=root, stdin=find.stdout,
+					stdout=subprocess.PIPE)
+		gz = subprocess.Popen(['gzip', '-1'], stdin=cpio.stdout, stdout=f)
+		find.stdout.close()
+		cpio.stdout.close()
+		if gz.wait() or cpio.wait() or find.wait():
+			raise WorkbenchError(f'could not write {image}')
+	return image

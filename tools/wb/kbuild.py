@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Configuring and building one kernel of the matrix, out of tree, with ccache."""
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, List
+
+from . import settings
+from .settings import KernelConfig
+from .shell import WorkbenchError, log, output, run
+from .tree import Tree, git_out
+
+STAMP = '.workbench-stamp'
+
+
+@dataclass(frozen=True)
+class Build:
+	config: KernelConfig
+	tree: Tree
+	dir: Path
+
+	@property
+	def image(self) -> Path:
+		return self.dir / settings.QEMU_KERNEL_IMAGE
+
+	@property
+	def modroot(self) -> Path:
+		return self.dir / 'modroot'
+
+	@property
+	def log(self) -> Path:
+		return self.dir / 'build.log'
+
+	def release(self) -> str:
+		return (self.dir / 'include/config/kernel.release').read_text().strip()
+
+
+def build_dir(tree: Tree, config: KernelConfig) -> Path:
+	return settings.CACHE / 'build' / tree.package_version / config.name
+
+
+def fragment_text(config: KernelConfig) -> str:
+	parts = []
+	for name in config.fragments:
+		path = settings.CONFIGS_DIR / f'{name}.config'
+		if not path.is_file():
+			raise WorkbenchError(f'{config.name}: no fragment {path}; fragments are '
+					     + ', '.join(p.stem for p in settings.CONFIGS_DIR.glob('*.config')))
+		parts.append(f'# --- configs/{name}.config\n' + path.read_text())
+	return '\n'.join(parts)
+
+
+def _requested(fragment: str) -> Dict[str, str]:
+	"""Maps CONFIG_X to its requested value ('n' for '# CONFIG_X is not set')."""
+	wanted = {}
+	for line in fragment.splitlines():
+		m = re.match(r'^(CONFIG_\w+)=(.*)$', line)
+		if m:
+			wanted[m.group(1)] = m.group(2)
+		m = re.match(r'^# (CONFIG_\w+) is not set$', line)
+		if m:
+			wanted[m.group(1)] = 'n'
+	return wanted
+
+
+def _validate(build: Build, fragment: str) -> None:
+	got = {}
+	for line in (build.dir / '.config').read_text().splitlines():
+		m = re.match(r'^(CONFIG_\w+)=(.*)$', line)
+		if m:
+			got[m.group(1)] = m.group(2)
+	dropped = [f'{k}={v} (got {got.get(k, "n")})'
+		   for k, v in _requested(fragment).items() if got.get(k, 'n') != v]
+	if dropped:
+		raise WorkbenchError(
+			f'{build.config.name}: olddefconfig did not keep these options, '
+			'probably unmet dependencies (see `make O=' + str(build.dir) +
+			' menuconfig`):\n  ' + '\n  '.join(dropped))
+
+
+def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
+	# Fixed build identity and release: an unchanged input rebuilds nothing.
+	env = {'CCACHE_DIR': str(settings.CCACHE_DIR), 'KBUILD_BUILD_TIMESTAMP': 'workbench',
+	       'KBUILD_BUILD_USER': 'markers', 'KBUILD_BUILD_HOST': 'workbench',
+	       'LOCALVERSION': ''}
+	run(['make', '-C', build.tree.src, f'O={build.dir}', 'ARCH=x86_64',
+	     'CC=ccache gcc', f'-j{os.cpu_count() or 2}', *extra, *targets],
+	    env=env, logfile=logfile)
+
+
+def _stamp(build: Build, fragment: str) -> str:
+	h = hashlib.sha256()
+	h.update(git_out(build.tree.src, 'rev-parse', 'HEAD').encode())
+	h.update(fragment.encode())
+	h.update(output(['gcc', '--version']).encode())
+	return h.hexdigest()
+
+
+def build(tree: Tree, config: KernelConfig) -> Build:
+	"""Configures and builds @config from the tree's current HEAD, if needed."""
+	b = Build(config, tree, build_dir(tree, config))
+	fragment = fragment_text(config)
+	stamp = _stamp(b, fragment)
+	stamp_file = b.dir / STAMP
+	if stamp_file.is_file() and stamp_file.read_text() == stamp and b.image.is_file():
+		log(f'{config.name}: kernel is up to date ({b.dir})')
+		return b
+
+	b.dir.mkdir(parents=True, exist_ok=True)
+	stamp_file.unlink(missing_ok=True)
+	saved = b.dir / 'fragment.config'
+	if not saved.is_file() or saved.read_text() != fragment or not (b.dir / '.config').is_file():
+		(b.dir / '.config').write_text(fragment)
+		_make(b, 'olddefconfig', logfile=b.dir / 'config.log')
+		_validate(b, fragment)
+		saved.write_text(fragment)
+
+	log(f'{config.name}: building (log: {b.log})')
+	_make(b, 'bzImage', 'modules', logfile=b.log)
+	shutil.rmtree(b.modroot, ignore_errors=True)
+	_make(b, 'modules_install', logfile=b.dir / 'modules_install.log',
+	      extra=(f'INSTALL_MOD_PATH={b.modroot}', 'INSTALL_MOD_STRIP=1'))
+	stamp_file.write_text(stamp)
+	return b
+
+
+def warnings(b: Build) -> List[str]:
+	"""Compiler, linker and objtool warnings of the last full build."""
+	if not b.log.is_file():
+		return []
+	return [line for line in b.log.read_text(errors='replace').splitlines()
+		if re.search(r'\bwarning:', line, re.I)]

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Booting a kernel in QEMU: console to a log (and optionally the terminal),
+results channel (ttyS1) to a file, a hard timeout."""
+
+import enum
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+from . import settings
+from .shell import log
+
+
+class GuestStatus(enum.Enum):
+	POWERED_OFF = 'powered off'
+	TIMEOUT = 'timed out'
+	QEMU_FAILED = 'QEMU failed'
+
+
+@dataclass(frozen=True)
+class GuestRun:
+	status: GuestStatus
+	seconds: float
+	console: Optional[Path]
+	results: Optional[Path]
+
+
+def command(image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
+	    results: Optional[Path], interactive: bool,
+	    extra: Sequence[str] = ()) -> list:
+	cmd = [settings.QEMU_BINARY, *settings.QEMU_ARGS, '-smp', str(smp),
+	       '-kernel', str(image), '-initrd', str(initrd),
+	       '-append', ' '.join([*settings.KERNEL_CMDLINE, *cmdline]),
+	       '-serial', 'mon:stdio' if interactive else 'stdio',
+	       '-serial', f'file:{results}' if results else 'null', *extra]
+	return cmd
+
+
+def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
+	for raw in proc.stdout:
+		line = raw.decode(errors='replace').replace('\r', '')
+		logf.write(line)
+		logf.flush()
+		if echo:
+			echo.write(line)
+			echo.flush()
+
+
+def boot(image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
+	 console: Path, results: Optional[Path], echo: Optional[TextIO] = None,
+	 extra: Sequence[str] = ()) -> GuestRun:
+	"""Boots without a terminal: everything the guest prints lands in @console."""
+	console.parent.mkdir(parents=True, exist_ok=True)
+	if results:
+		results.unlink(missing_ok=True)
+	cmd = command(image, initrd, cmdline, smp, results, False, extra)
+	log('$ ' + ' '.join(cmd))
+	start = time.monotonic()
+	with open(console, 'w') as logf:
+		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT)
+		pump = threading.Thread(target=_pump, args=(proc, logf, echo), daemon=True)
+		pump.start()
+		try:
+			rc = proc.wait(timeout=timeout)
+			status = GuestStatus.POWERED_OFF if rc == 0 else GuestStatus.QEMU_FAILED
+		except subprocess.TimeoutExpired:
+			proc.kill()
+			proc.wait()
+			status = GuestStatus.TIMEOUT
+		pump.join(timeout=10)
+	return GuestRun(status, time.monotonic() - start, console, results)
+
+
+def boot_interactive(image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
+		     extra: Sequence[str] = ()) -> int:
+	"""Boots on the terminal (Ctrl-A X quits QEMU); returns QEMU's exit code."""
+	cmd = command(image, initrd, cmdline, smp, None, True, extra)
+	log('$ ' + ' '.join(cmd))
+	return subprocess.call(cmd)
