@@ -38,6 +38,7 @@ class Status(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Prepared:
+	qemu: Path
 	tree: tree.Tree
 	commits: List[str]
 	cover: series.Cover
@@ -48,13 +49,14 @@ def prepare(install: bool = True) -> Prepared:
 	"""Installs what is missing, then applies the series to the cached tree."""
 	if install:
 		deps.ensure_packages()
+	qemu_binary = deps.ensure_qemu()
 	t = tree.prepare()
 	cover, patches = series.load()
 	log(f'applying {len(patches)} patches to {settings.SOURCE_PACKAGE} '
 	    f'{t.package_version} (Linux {t.kernel_version()})')
 	commits = series.apply(t, patches) if patches else [tree.git_out(t.src, 'rev-parse', 'pristine')]
 	tree.checkout(t, commits[-1])
-	return Prepared(t, commits, cover, patches)
+	return Prepared(qemu_binary, t, commits, cover, patches)
 
 
 def link_build(build: kbuild.Build) -> None:
@@ -147,7 +149,7 @@ def test_config(p: Prepared, config: settings.KernelConfig) -> Counts:
 	console = outdir / 'console.log'
 	channel = outdir / 'results.txt'
 	log(f'{config.name}: booting (console: {console})')
-	guest = qemu.boot(build.image, image, ('wb.mode=test', *config.cmdline), config.smp,
+	guest = qemu.boot(p.qemu, build.image, image, ('wb.mode=test', *config.cmdline), config.smp,
 			  config.boot_timeout, console, channel)
 	log(f'{config.name}: guest {guest.status.value} after {guest.seconds:.0f} s')
 

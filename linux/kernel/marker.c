@@ -26,6 +26,7 @@
 
 #define pr_fmt(fmt) "marker: " fmt
 
+#include <kunit/static_stub.h>
 #include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/hashtable.h>
@@ -42,7 +43,7 @@
 /**
  * struct marker_entry - a marker name in the registry
  * @hlist: in marker_names
- * @format: the format of its sites, kstrdup()ed; NULL while unknown
+ * @format: a copy of the format of its sites; NULL while unknown
  * @probes: the published probes, NULL while none
  * @nr_sites: its attached sites, in the kernel and in modules
  * @count: scratch counter of marker_report_table()
@@ -59,13 +60,6 @@ struct marker_entry {
 	char name[];
 };
 
-/* One table of sites: the kernel's (@mod is NULL) or a module's. */
-struct marker_table {
-	struct marker_site *start;
-	struct marker_site *stop;
-	struct module *mod;
-};
-
 /* A module with sites, on marker_modules. */
 struct marker_module {
 	struct list_head list;
@@ -73,18 +67,27 @@ struct marker_module {
 	struct rcu_head rcu;
 };
 
+/*
+ * One table of sites: the kernel's (@mod is NULL) or a module's. Walk them
+ * all with marker_first_table() and marker_next_table().
+ */
+struct marker_table {
+	struct marker_site *start;
+	struct marker_site *stop;
+	struct module *mod;
+	struct marker_module *mm;
+};
+
 static DEFINE_MUTEX(markers_mutex);
 static DEFINE_HASHTABLE(marker_names, 6);
 static LIST_HEAD(marker_modules);	/* markers_mutex for writers, RCU for readers */
-
-#define for_each_marker_site(site, t)					\
-	for (site = (t)->start; site < (t)->stop; site++)
 
 static void marker_core_table(struct marker_table *t)
 {
 	t->start = __start___marker_sites;
 	t->stop = __stop___marker_sites;
 	t->mod = NULL;
+	t->mm = NULL;
 }
 
 static void marker_module_table(struct marker_table *t, struct module *mod)
@@ -92,6 +95,30 @@ static void marker_module_table(struct marker_table *t, struct module *mod)
 	t->start = mod->marker_sites;
 	t->stop = mod->marker_sites + mod->num_marker_sites;
 	t->mod = mod;
+}
+
+/* The kernel's table comes first. */
+static void marker_first_table(struct marker_table *t)
+{
+	lockdep_assert_held(&markers_mutex);
+	marker_core_table(t);
+}
+
+/* Moves @t to the next module's table; false after the last one. */
+static bool marker_next_table(struct marker_table *t)
+{
+	struct marker_module *mm;
+
+	lockdep_assert_held(&markers_mutex);
+	if (t->mm)
+		mm = list_next_entry(t->mm, list);
+	else
+		mm = list_first_entry(&marker_modules, struct marker_module, list);
+	if (list_entry_is_head(mm, &marker_modules, list))
+		return false;
+	t->mm = mm;
+	marker_module_table(t, mm->mod);
+	return true;
 }
 
 static inline struct marker_entry *marker_site_entry(const struct marker_site *site)
@@ -119,28 +146,31 @@ static bool marker_site_patchable(const struct marker_table *t,
 	return marker_site_code(site) && marker_site_live(t, site);
 }
 
-/*
- * Calls @fn on the kernel's table, then on every module's; stops at, and
- * returns, the first non-zero value @fn returns.
+/**
+ * marker_alloc() - allocate zeroed memory for the markers core
+ * @size: how much
+ *
+ * Every allocation of the markers core and of the architecture's marker code
+ * goes through here, so that the KUnit suite can make any one of them fail
+ * (kunit_activate_static_stub()). Free with kvfree().
+ *
+ * Context: process context, may sleep.
+ * Return: the memory, or NULL.
  */
-static int marker_for_each_table(int (*fn)(struct marker_table *t, void *data),
-				 void *data)
+void *marker_alloc(size_t size)
 {
-	struct marker_module *mm;
-	struct marker_table t;
-	int ret;
+	KUNIT_STATIC_STUB_REDIRECT(marker_alloc, size);
+	return kvzalloc(size, GFP_KERNEL);
+}
 
-	lockdep_assert_held(&markers_mutex);
+static char *marker_strdup(const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *copy = marker_alloc(len);
 
-	marker_core_table(&t);
-	ret = fn(&t, data);
-	list_for_each_entry(mm, &marker_modules, list) {
-		if (ret)
-			break;
-		marker_module_table(&t, mm->mod);
-		ret = fn(&t, data);
-	}
-	return ret;
+	if (copy)
+		memcpy(copy, s, len);
+	return copy;
 }
 
 /* --- the registry ------------------------------------------------------- */
@@ -168,7 +198,7 @@ static struct marker_entry *marker_entry_get(const char *name)
 	if (e)
 		return e;
 	len = strlen(name) + 1;
-	e = kzalloc(struct_size(e, name, len), GFP_KERNEL);
+	e = marker_alloc(struct_size(e, name, len));
 	if (!e)
 		return NULL;
 	memcpy(e->name, name, len);
@@ -182,8 +212,8 @@ static void marker_entry_put(struct marker_entry *e)
 	if (e->nr_sites || e->probes)
 		return;
 	hash_del(&e->hlist);
-	kfree(e->format);
-	kfree(e);
+	kvfree(e->format);
+	kvfree(e);
 }
 
 static bool marker_name_valid(const char *name)
@@ -217,7 +247,7 @@ static int marker_sites_attach(struct marker_site *start, struct marker_site *st
 			if (!e)
 				goto out_nomem;
 			if (m->format && !e->format) {
-				e->format = kstrdup(m->format, GFP_KERNEL);
+				e->format = marker_strdup(m->format);
 				if (!e->format) {
 					marker_entry_put(e);
 					goto out_nomem;
@@ -289,7 +319,7 @@ static struct marker_probes *marker_probes_copy(const struct marker_probes *old,
 	unsigned int i, n = marker_probes_count(old) - (skip ? 1 : 0);
 	struct marker_probes *new;
 
-	new = kmalloc(struct_size(new, probe, n + extra), GFP_KERNEL);
+	new = marker_alloc(struct_size(new, probe, n + extra));
 	if (!new)
 		return NULL;
 	new->nr = 0;
@@ -348,67 +378,70 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 
 /* --- switching ----------------------------------------------------------- */
 
-/* The changes that take the sites of @entry (NULL: every site) to @to. */
-struct marker_collect {
-	struct marker_entry *entry;
-	enum marker_site_state from;
-	enum marker_site_state to;
-	struct marker_site_change *changes;	/* NULL while counting */
-	unsigned int nr;
-};
-
-static int marker_collect_table(struct marker_table *t, void *data)
+/*
+ * The patched sites of @e whose text is there: counted when @changes is
+ * NULL, else recorded as changes from @from to @to.
+ */
+static unsigned int marker_entry_changes(struct marker_entry *e,
+					 enum marker_site_state from,
+					 enum marker_site_state to,
+					 struct marker_site_change *changes)
 {
-	struct marker_collect *c = data;
+	struct marker_table t;
 	struct marker_site *site;
+	unsigned int n = 0;
 
-	for_each_marker_site(site, t) {
-		if (!marker_site_patchable(t, site) || marker_site_entry(site) != c->entry)
-			continue;
-		if (c->changes) {
-			c->changes[c->nr].site = site;
-			c->changes[c->nr].from = c->from;
-			c->changes[c->nr].to = c->to;
+	marker_first_table(&t);
+	do {
+		for (site = t.start; site < t.stop; site++) {
+			if (!marker_site_patchable(&t, site) || marker_site_entry(site) != e)
+				continue;
+			if (changes) {
+				changes[n].site = site;
+				changes[n].from = from;
+				changes[n].to = to;
+			}
+			n++;
 		}
-		c->nr++;
-	}
-	return 0;
+	} while (marker_next_table(&t));
+	return n;
 }
 
 /* Arms (@on) or disarms every patched site of @e, in one batch. */
 static int marker_entry_arm(struct marker_entry *e, bool on)
 {
-	struct marker_collect c = {
-		.entry = e,
-		.from = on ? MARKER_SITE_OFF : MARKER_SITE_ON,
-		.to = on ? MARKER_SITE_ON : MARKER_SITE_OFF,
-	};
+	enum marker_site_state from = on ? MARKER_SITE_OFF : MARKER_SITE_ON;
+	enum marker_site_state to = on ? MARKER_SITE_ON : MARKER_SITE_OFF;
+	struct marker_site_change *changes;
+	unsigned int n;
 	int ret = 0;
 
-	marker_for_each_table(marker_collect_table, &c);
-	if (c.nr) {
-		c.changes = kvcalloc(c.nr, sizeof(*c.changes), GFP_KERNEL);
-		if (!c.changes)
+	n = marker_entry_changes(e, from, to, NULL);
+	if (n) {
+		changes = marker_alloc(array_size(n, sizeof(*changes)));
+		if (!changes)
 			return -ENOMEM;
-		c.nr = 0;
-		marker_for_each_table(marker_collect_table, &c);
-		ret = arch_marker_patch(c.changes, c.nr);
-		kvfree(c.changes);
+		marker_entry_changes(e, from, to, changes);
+		ret = arch_marker_patch(changes, n);
+		kvfree(changes);
 	}
 	if (!ret)
 		e->armed = on;
 	return ret;
 }
 
-static int marker_publish_table(struct marker_table *t, void *data)
+/* Makes every site of @e call through its current probes. */
+static void marker_entry_publish(struct marker_entry *e)
 {
-	struct marker_entry *e = data;
+	struct marker_table t;
 	struct marker_site *site;
 
-	for_each_marker_site(site, t)
-		if (marker_site_entry(site) == e)
-			rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
-	return 0;
+	marker_first_table(&t);
+	do {
+		for (site = t.start; site < t.stop; site++)
+			if (marker_site_entry(site) == e)
+				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
+	} while (marker_next_table(&t));
 }
 
 /*
@@ -429,7 +462,7 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 			return ret;
 	}
 	e->probes = new;
-	marker_for_each_table(marker_publish_table, e);
+	marker_entry_publish(e);
 	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
 	if (!new && e->armed && marker_entry_arm(e, false))
 		pr_debug("%s: sites left armed\n", e->name);
@@ -497,7 +530,7 @@ int marker_probe_register(const char *name, const char *format,
 		goto out_put;
 	}
 	if (format && !e->format) {
-		fmt = kstrdup(format, GFP_KERNEL);
+		fmt = marker_strdup(format);
 		if (!fmt) {
 			ret = -ENOMEM;
 			goto out_put;
@@ -510,7 +543,7 @@ int marker_probe_register(const char *name, const char *format,
 	}
 	ret = marker_entry_set_probes(e, new);
 	if (ret) {
-		kfree(new);
+		kvfree(new);
 		goto out_free_fmt;
 	}
 	if (fmt)
@@ -518,7 +551,7 @@ int marker_probe_register(const char *name, const char *format,
 	goto out_unlock;
 
 out_free_fmt:
-	kfree(fmt);
+	kvfree(fmt);
 out_put:
 	marker_entry_put(e);
 out_unlock:
@@ -651,10 +684,12 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...)
 		va_end(args);
 	} else if (probes) {
 		for (i = 0; i < probes->nr; i++) {
+			/* The probe or, once removed in place, the stub. */
+			marker_probe_func *func = READ_ONCE(probes->probe[i].func);
+
 			va_start(args, call_private);
-			READ_ONCE(probes->probe[i].func)(probes->probe[i].probe_private,
-							 call_private, marker->format,
-							 &args);
+			func(probes->probe[i].probe_private, call_private, marker->format,
+			     &args);
 			va_end(args);
 		}
 	}
@@ -671,12 +706,12 @@ static int marker_report_table(struct marker_table *t,
 	struct marker_entry *e;
 	int ret = 0;
 
-	for_each_marker_site(site, t) {
+	for (site = t->start; site < t->stop; site++) {
 		e = marker_site_entry(site);
 		if (e)
 			e->count++;
 	}
-	for_each_marker_site(site, t) {
+	for (site = t->start; site < t->stop; site++) {
 		struct marker_info info;
 
 		e = marker_site_entry(site);
@@ -713,20 +748,15 @@ static int marker_report_table(struct marker_table *t,
  */
 int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void *data)
 {
-	struct marker_module *mm;
 	struct marker_entry *e;
 	struct marker_table t;
 	int bkt, ret;
 
 	guard(mutex)(&markers_mutex);
-	marker_core_table(&t);
-	ret = marker_report_table(&t, fn, data);
-	list_for_each_entry(mm, &marker_modules, list) {
-		if (ret)
-			return ret;
-		marker_module_table(&t, mm->mod);
+	marker_first_table(&t);
+	do {
 		ret = marker_report_table(&t, fn, data);
-	}
+	} while (!ret && marker_next_table(&t));
 	hash_for_each(marker_names, bkt, e, hlist) {
 		struct marker_info info = {
 			.name = e->name,
@@ -744,30 +774,6 @@ int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void 
 }
 EXPORT_SYMBOL_GPL(marker_for_each);
 
-struct marker_code_list {
-	const char *name;
-	void **code;
-	unsigned int max;
-	unsigned int count;
-};
-
-static int marker_list_table(struct marker_table *t, void *data)
-{
-	struct marker_code_list *l = data;
-	struct marker_site *site;
-
-	for_each_marker_site(site, t) {
-		struct marker_entry *e = marker_site_entry(site);
-
-		if (!e || strcmp(e->name, l->name) || !marker_site_patchable(t, site))
-			continue;
-		if (l->count < l->max)
-			l->code[l->count] = marker_site_code(site);
-		l->count++;
-	}
-	return 0;
-}
-
 /**
  * marker_get_sites() - list the patched sites of a marker
  * @name: the marker's name
@@ -779,11 +785,26 @@ static int marker_list_table(struct marker_table *t, void *data)
  */
 int marker_get_sites(const char *name, void **code, unsigned int max)
 {
-	struct marker_code_list l = { .name = name, .code = code, .max = max };
+	struct marker_entry *e;
+	struct marker_table t;
+	struct marker_site *site;
+	unsigned int n = 0;
 
 	guard(mutex)(&markers_mutex);
-	marker_for_each_table(marker_list_table, &l);
-	return l.count;
+	e = marker_entry_find(name);
+	if (!e)
+		return 0;
+	marker_first_table(&t);
+	do {
+		for (site = t.start; site < t.stop; site++) {
+			if (marker_site_entry(site) != e || !marker_site_patchable(&t, site))
+				continue;
+			if (n < max)
+				code[n] = marker_site_code(site);
+			n++;
+		}
+	} while (marker_next_table(&t));
+	return n;
 }
 EXPORT_SYMBOL_GPL(marker_get_sites);
 
@@ -791,7 +812,7 @@ static bool marker_table_reserved(const struct marker_table *t, void *start, voi
 {
 	struct marker_site *site;
 
-	for_each_marker_site(site, t) {
+	for (site = t->start; site < t->stop; site++) {
 		u8 *code = marker_site_code(site);
 
 		if (code && code <= (u8 *)end &&
@@ -843,7 +864,7 @@ static int marker_table_prepare(struct marker_table *t)
 	unsigned int n = 0;
 	int ret;
 
-	for_each_marker_site(site, t) {
+	for (site = t->start; site < t->stop; site++) {
 		struct marker_entry *e = marker_site_entry(site);
 
 		if (e)
@@ -853,11 +874,11 @@ static int marker_table_prepare(struct marker_table *t)
 	if (!n)
 		return 0;
 
-	changes = kvcalloc(n, sizeof(*changes), GFP_KERNEL);
+	changes = marker_alloc(array_size(n, sizeof(*changes)));
 	if (!changes)
 		return -ENOMEM;
 	n = 0;
-	for_each_marker_site(site, t) {
+	for (site = t->start; site < t->stop; site++) {
 		struct marker_entry *e = marker_site_entry(site);
 
 		if (!marker_site_patchable(t, site))
@@ -908,7 +929,7 @@ static int marker_module_coming(struct module *mod)
 	if (!mod->num_marker_sites)
 		return 0;
 	marker_module_table(&t, mod);
-	mm = kzalloc(sizeof(*mm), GFP_KERNEL);
+	mm = marker_alloc(sizeof(*mm));
 	if (!mm)
 		return -ENOMEM;
 	ret = marker_sites_attach(t.start, t.stop, &stopped);
@@ -926,7 +947,7 @@ static int marker_module_coming(struct module *mod)
 out_detach:
 	marker_sites_detach(t.start, stopped);
 out_free:
-	kfree(mm);
+	kvfree(mm);
 	return ret;
 }
 

@@ -28,10 +28,11 @@ class GuestRun:
 	results: Optional[Path]
 
 
-def command(image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
+def command(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
 	    results: Optional[Path], interactive: bool,
 	    extra: Sequence[str] = ()) -> list:
-	cmd = [settings.QEMU_BINARY, *settings.QEMU_ARGS, '-smp', str(smp),
+	firmware = qemu.parents[1] / 'share/qemu'
+	cmd = [str(qemu), '-L', str(firmware), *settings.QEMU_ARGS, '-smp', str(smp),
 	       '-kernel', str(image), '-initrd', str(initrd),
 	       '-append', ' '.join([*settings.KERNEL_CMDLINE, *cmdline]),
 	       '-serial', 'mon:stdio' if interactive else 'stdio',
@@ -49,14 +50,14 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
 			echo.flush()
 
 
-def boot(image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
+def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
 	 console: Path, results: Optional[Path], echo: Optional[TextIO] = None,
 	 extra: Sequence[str] = ()) -> GuestRun:
 	"""Boots without a terminal: everything the guest prints lands in @console."""
 	console.parent.mkdir(parents=True, exist_ok=True)
 	if results:
 		results.unlink(missing_ok=True)
-	cmd = command(image, initrd, cmdline, smp, results, False, extra)
+	cmd = command(qemu, image, initrd, cmdline, smp, results, False, extra)
 	log('$ ' + ' '.join(cmd))
 	start = time.monotonic()
 	with open(console, 'w') as logf:
@@ -75,9 +76,9 @@ def boot(image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: i
 	return GuestRun(status, time.monotonic() - start, console, results)
 
 
-def boot_interactive(image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
-		     extra: Sequence[str] = ()) -> int:
+def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],
+		     smp: int, extra: Sequence[str] = ()) -> int:
 	"""Boots on the terminal (Ctrl-A X quits QEMU); returns QEMU's exit code."""
-	cmd = command(image, initrd, cmdline, smp, None, True, extra)
+	cmd = command(qemu, image, initrd, cmdline, smp, None, True, extra)
 	log('$ ' + ' '.join(cmd))
 	return subprocess.call(cmd)

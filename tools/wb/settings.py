@@ -58,13 +58,17 @@ MATRIX = {
 }
 
 QEMU_BINARY = 'qemu-system-x86_64'
+# Where the workbench's own QEMU comes from (see deps.ensure_qemu()).
+QEMU_APT_SOURCE = 'deb http://deb.debian.org/debian bookworm-backports main'
+QEMU_APT_RELEASE = 'bookworm-backports'
+QEMU_PACKAGES = ('qemu-system-x86', 'qemu-system-common', 'qemu-system-data')
 QEMU_KERNEL_IMAGE = 'arch/x86/boot/bzImage'
 # Multi-threaded TCG (no KVM here), qboot, and two serial ports: ttyS0 is
 # the console, ttyS1 carries the guest's results to the host.
 QEMU_ARGS = (
 	'-nodefaults', '-no-reboot', '-display', 'none',
 	'-bios', 'qboot.rom',
-	'-accel', 'tcg,thread=multi',
+	'-accel', 'tcg,thread=single',
 	'-m', '2048',
 )
 KERNEL_CMDLINE = (

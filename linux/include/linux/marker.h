@@ -29,6 +29,7 @@
  * boot, and the module notifier every module site before it runs.
  */
 
+#include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/errno.h>
@@ -153,6 +154,15 @@ struct marker_info {
 	bool has_sites;
 };
 
+/* Checks the arguments against the format at compile time; never called. */
+static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
+{
+}
+
+/* A marker's name is an identifier (or this does not build) of bounded length. */
+#define __marker_check_name(name)					\
+	BUILD_BUG_ON(sizeof(#name) > MARKER_NAME_MAX + 1)
+
 #ifdef CONFIG_MARKERS
 
 /* The kernel's sites. */
@@ -166,7 +176,7 @@ static __always_inline bool __marker_plain_site(struct marker *marker)
 		     ".long 0, %c0 - .\n\t"
 		     ".popsection"
 		     : : "i" (marker));
-	return unlikely(rcu_access_pointer(marker->probes) != NULL);
+	return unlikely(rcu_access_pointer(marker->probes));
 }
 
 /**
@@ -206,27 +216,23 @@ static inline unsigned int arch_marker_site_size(const struct marker_site *site)
 }
 #endif
 
-/* Checks the arguments against the format at compile time; never called. */
-static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
-{
-}
-
 void marker_probe_cb(const struct marker *marker, void *call_private, ...);
 
 /* The static struct marker of one MARK(), with its strings. */
-#define __MARKER_DEFINE(name, format)					\
-	static const char __mstrtab_##name[]				\
-	__section("__markers_strings") = #name "\0" format;		\
-	static struct marker __marker_##name				\
+#define __MARKER_DEFINE(_name, _format)					\
+	static const char __mstrtab_##_name[]				\
+	__section("__markers_strings") = #_name "\0" _format;		\
+	static struct marker __marker_##_name				\
 	__section("__markers") __aligned(8) __used = {			\
-		.name = __mstrtab_##name,				\
-		.format = &__mstrtab_##name[sizeof(#name)],		\
+		.name = __mstrtab_##_name,				\
+		.format = &__mstrtab_##_name[sizeof(#_name)],		\
 	}
 
 /* One marker site: @site_fn decides whether the probes are called. */
 #define __MARK(site_fn, name, call_private, format, args...)		\
 	do {								\
 		__MARKER_DEFINE(name, format);				\
+		__marker_check_name(name);				\
 		if (0)							\
 			__marker_check_format(format, ## args);		\
 		if (site_fn(&__marker_##name))				\
@@ -272,20 +278,21 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...);
 
 /**
  * marker_enabled() - whether a marker is on
- * @name: the marker's name
+ * @_name: the marker's name
  *
  * A site of its own, which costs one jump while off: use it to skip
  * computing arguments that are only needed when the marker is on.
  */
-#define marker_enabled(name)						\
+#define marker_enabled(_name)						\
 ({									\
-	static const char __mstrtab_##name[]				\
-	__section("__markers_strings") = #name;				\
-	static struct marker __marker_##name				\
+	static const char __mstrtab_##_name[]				\
+	__section("__markers_strings") = #_name;			\
+	static struct marker __marker_##_name				\
 	__section("__markers") __aligned(8) __used = {			\
-		.name = __mstrtab_##name,				\
+		.name = __mstrtab_##_name,				\
 	};								\
-	__marker_site(&__marker_##name);				\
+	__marker_check_name(_name);					\
+	__marker_site(&__marker_##_name);				\
 })
 
 int marker_probe_register(const char *name, const char *format,
@@ -301,6 +308,7 @@ int marker_for_each(int (*fn)(const struct marker_info *info, void *data),
 int marker_get_sites(const char *name, void **code, unsigned int max);
 int marker_text_reserved(void *start, void *end);
 void __init marker_init(void);
+void *marker_alloc(size_t size);
 
 /**
  * marker_synchronize_unregister() - wait until no probe runs on old data
@@ -316,45 +324,52 @@ static inline void marker_synchronize_unregister(void)
 
 #else /* !CONFIG_MARKERS */
 
-/* No code and no data; the format is still checked against the arguments. */
-static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
-{
-}
-
-#define MARK(name, format, args...)					\
-	do {								\
-		if (0)							\
-			__marker_check_format(format, ## args);		\
-	} while (0)
+/*
+ * No code and no data; the name, the format and the arguments are still
+ * checked at compile time, and nothing is evaluated.
+ */
 #define MARK_PRIVATE(name, call_private, format, args...)		\
-	MARK(name, format, ## args)
-#define _MARK(name, format, args...)	MARK(name, format, ## args)
-#define marker_enabled(name)		false
+	do {								\
+		__marker_check_name(name);				\
+		if (0) {						\
+			(void)(call_private);				\
+			__marker_check_format(format, ## args);		\
+		}							\
+	} while (0)
+#define MARK(name, format, args...)					\
+	MARK_PRIVATE(name, NULL, format, ## args)
+#define _MARK(name, format, args...)					\
+	MARK_PRIVATE(name, NULL, format, ## args)
+#define marker_enabled(name)						\
+({									\
+	__marker_check_name(name);					\
+	false;								\
+})
 
 static inline int marker_probe_register(const char *name, const char *format,
 					marker_probe_func *probe,
 					void *probe_private)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline int marker_probe_unregister(const char *name,
 					  marker_probe_func *probe,
 					  void *probe_private)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline int marker_probe_unregister_private_data(marker_probe_func *probe,
 						       void *probe_private)
 {
-	return -ENOSYS;
+	return -EOPNOTSUPP;
 }
 
 static inline void *marker_get_private_data(const char *name,
 					    marker_probe_func *probe, int num)
 {
-	return ERR_PTR(-ENOSYS);
+	return ERR_PTR(-EOPNOTSUPP);
 }
 
 static inline int marker_for_each(int (*fn)(const struct marker_info *info,

@@ -7,18 +7,16 @@
  * (an initramfs will do); a test that cannot load its module skips, naming
  * what is missing.
  *
- * Failing allocations: the fault injection of the current task fails its
- * Nth allocation (CONFIG_FAULT_INJECTION with failslab and fail_page_alloc;
- * they must not ignore sleeping allocations: set ignore-gfp-wait to N in
- * their debugfs directories).
+ * Failing allocations, see kunit_failing_alloc().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
 
+#include <kunit/static_stub.h>
 #include <kunit/test.h>
 #include <linux/kmod.h>
 #include <linux/module.h>
-#include <linux/sched.h>
+#include <linux/slab.h>
 
 static inline void kunit_load_module(struct kunit *test, const char *name)
 {
@@ -31,38 +29,41 @@ static inline void kunit_load_module(struct kunit *test, const char *name)
 
 static inline void kunit_unload_module(struct kunit *test, const char *name)
 {
-	static char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
-	char *argv[] = { "/sbin/rmmod", (char *)name, NULL };
+	char **argv = (char *[]){ "/sbin/rmmod", (char *)name, NULL };
+	char **envp = (char *[]){ "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 
-	KUNIT_ASSERT_EQ_MSG(test, call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC), 0,
-			    "rmmod %s failed", name);
+	KUNIT_ASSERT_EQ_MSG(test, call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC),
+			    0, "rmmod %s failed", name);
 }
 
-#ifdef CONFIG_FAULT_INJECTION
-/* Makes the @nth fault injection point the current task meets fail. */
-static inline void kunit_fail_nth(struct kunit *test, unsigned int nth)
+/*
+ * Failing allocations: every allocation of immediate values and markers goes
+ * through imv_alloc() or marker_alloc(); a case replaces them with
+ * kunit_failing_alloc() (kunit_activate_static_stub()), which fails the Nth
+ * call and counts them all.
+ */
+static struct {
+	unsigned int nth;
+	unsigned int calls;
+} kunit_alloc_fault;
+
+static inline void kunit_fail_nth_alloc(unsigned int nth)
 {
-	current->fail_nth = nth;
+	kunit_alloc_fault.nth = nth;
+	kunit_alloc_fault.calls = 0;
 }
 
-/* Stops failing; true if the @nth point was met and failed. */
-static inline bool kunit_fail_nth_met(void)
+/* True if the Nth allocation happened, and so failed. */
+static inline bool kunit_nth_alloc_failed(void)
 {
-	bool met = !current->fail_nth;
-
-	current->fail_nth = 0;
-	return met;
-}
-#else
-static inline void kunit_fail_nth(struct kunit *test, unsigned int nth)
-{
-	kunit_skip(test, "needs CONFIG_FAULT_INJECTION");
+	return kunit_alloc_fault.calls >= kunit_alloc_fault.nth;
 }
 
-static inline bool kunit_fail_nth_met(void)
+static void *kunit_failing_alloc(size_t size)
 {
-	return false;
+	if (++kunit_alloc_fault.calls == kunit_alloc_fault.nth)
+		return NULL;
+	return kvzalloc(size, GFP_KERNEL);
 }
-#endif
 
 #endif /* _KERNEL_TESTS_KUNIT_HELPERS_H */

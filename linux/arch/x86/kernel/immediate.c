@@ -13,6 +13,7 @@
 
 #define pr_fmt(fmt) "immediate: " fmt
 
+#include <kunit/static_stub.h>
 #include <linux/cpu.h>
 #include <linux/immediate.h>
 #include <linux/init.h>
@@ -25,13 +26,6 @@
 #include <asm/sections.h>
 #include <asm/text_poke_bp.h>
 
-/* One table of sites: the kernel's (@mod is NULL) or a module's. */
-struct imv_table {
-	struct imv_entry *start;
-	struct imv_entry *stop;
-	struct module *mod;
-};
-
 /* A module with sites, on imv_modules. */
 struct imv_module {
 	struct list_head list;
@@ -39,8 +33,36 @@ struct imv_module {
 	struct rcu_head rcu;
 };
 
+/*
+ * One table of sites: the kernel's (@mod is NULL) or a module's. Walk them
+ * all with imv_first_table() and imv_next_table().
+ */
+struct imv_table {
+	struct imv_entry *start;
+	struct imv_entry *stop;
+	struct module *mod;
+	struct imv_module *im;
+};
+
 static DEFINE_MUTEX(imv_mutex);
 static LIST_HEAD(imv_modules);	/* imv_mutex for writers, RCU for readers */
+
+/**
+ * imv_alloc() - allocate zeroed memory for immediate values
+ * @size: how much
+ *
+ * Every allocation of this file goes through here, so that the KUnit suite
+ * can make any one of them fail (kunit_activate_static_stub()). Free with
+ * kvfree().
+ *
+ * Context: process context, may sleep.
+ * Return: the memory, or NULL.
+ */
+void *imv_alloc(size_t size)
+{
+	KUNIT_STATIC_STUB_REDIRECT(imv_alloc, size);
+	return kvzalloc(size, GFP_KERNEL);
+}
 
 static inline u8 *imv_entry_insn(const struct imv_entry *e)
 {
@@ -57,6 +79,7 @@ static void imv_core_table(struct imv_table *t)
 	t->start = __start___imv;
 	t->stop = __stop___imv;
 	t->mod = NULL;
+	t->im = NULL;
 }
 
 static void imv_module_table(struct imv_table *t, struct module *mod)
@@ -64,6 +87,30 @@ static void imv_module_table(struct imv_table *t, struct module *mod)
 	t->start = mod->imv_entries;
 	t->stop = mod->imv_entries + mod->num_imv_entries;
 	t->mod = mod;
+}
+
+/* The kernel's table comes first. */
+static void imv_first_table(struct imv_table *t)
+{
+	lockdep_assert_held(&imv_mutex);
+	imv_core_table(t);
+}
+
+/* Moves @t to the next module's table; false after the last one. */
+static bool imv_next_table(struct imv_table *t)
+{
+	struct imv_module *im;
+
+	lockdep_assert_held(&imv_mutex);
+	if (t->im)
+		im = list_next_entry(t->im, list);
+	else
+		im = list_first_entry(&imv_modules, struct imv_module, list);
+	if (list_entry_is_head(im, &imv_modules, list))
+		return false;
+	t->im = im;
+	imv_module_table(t, im->mod);
+	return true;
 }
 
 /* Whether the site's text is still there: __init text goes away after init. */
@@ -129,10 +176,6 @@ static struct imv_entry *imv_table_find(const struct imv_table *t, const void *v
 	return lo;
 }
 
-#define for_each_imv_entry_of(e, t, var)				\
-	for (e = imv_table_find(t, var);				\
-	     e < (t)->stop && imv_entry_var(e) == (var); e++)
-
 static u64 imv_load(const void *var, unsigned int size)
 {
 	u64 value = 0;
@@ -157,59 +200,35 @@ static void imv_poke_init(struct poke_site *site, const struct imv_entry *e,
 }
 
 /*
- * Calls @fn on the kernel's table and then on every module's.
- * Stops at, and returns, the first non-zero value @fn returns.
+ * The live sites that @updates change: counted when @sites is NULL, else
+ * described in @sites.
  */
-static int imv_for_each_table(int (*fn)(struct imv_table *t, void *data), void *data)
+static unsigned int imv_collect(const struct imv_update *updates, unsigned int nr,
+				struct poke_site *sites)
 {
-	struct imv_module *im;
 	struct imv_table t;
-	int ret;
-
-	lockdep_assert_held(&imv_mutex);
-
-	imv_core_table(&t);
-	ret = fn(&t, data);
-	list_for_each_entry(im, &imv_modules, list) {
-		if (ret)
-			break;
-		imv_module_table(&t, im->mod);
-		ret = fn(&t, data);
-	}
-	return ret;
-}
-
-/* The sites a batch changes; counted first with @sites NULL, then filled. */
-struct imv_collect {
-	const struct imv_update *updates;
-	unsigned int nr;
-	struct poke_site *sites;
-	unsigned int count;
-};
-
-static int imv_collect_table(struct imv_table *t, void *data)
-{
-	struct imv_collect *c = data;
 	struct imv_entry *e;
-	unsigned int i;
+	unsigned int i, n = 0;
 
-	for (i = 0; i < c->nr; i++) {
-		const struct imv_update *u = &c->updates[i];
-		u64 from = imv_load(u->var, u->size);
+	imv_first_table(&t);
+	do {
+		for (i = 0; i < nr; i++) {
+			const struct imv_update *u = &updates[i];
+			u64 from = imv_load(u->var, u->size);
 
-		if (from == u->value)
-			continue;
-		for_each_imv_entry_of(e, t, u->var) {
-			if (!imv_entry_live(t, e))
+			if (from == u->value)
 				continue;
-			if (WARN_ON_ONCE(e->size != u->size))
-				return -EINVAL;
-			if (c->sites)
-				imv_poke_init(&c->sites[c->count], e, from, u->value);
-			c->count++;
+			for (e = imv_table_find(&t, u->var);
+			     e < t.stop && imv_entry_var(e) == u->var; e++) {
+				if (!imv_entry_live(&t, e))
+					continue;
+				if (sites)
+					imv_poke_init(&sites[n], e, from, u->value);
+				n++;
+			}
 		}
-	}
-	return 0;
+	} while (imv_next_table(&t));
+	return n;
 }
 
 /**
@@ -230,8 +249,8 @@ static int imv_collect_table(struct imv_table *t, void *data)
  */
 int imv_update_batch(const struct imv_update *updates, unsigned int nr)
 {
-	struct imv_collect c = { .updates = updates, .nr = nr };
-	unsigned int i;
+	struct poke_site *sites;
+	unsigned int i, n;
 	int ret;
 
 	ret = imv_update_check(updates, nr);
@@ -240,20 +259,17 @@ int imv_update_batch(const struct imv_update *updates, unsigned int nr)
 
 	cpus_read_lock();
 	mutex_lock(&imv_mutex);
-	ret = imv_for_each_table(imv_collect_table, &c);
-	if (ret || !c.count)
-		goto out_store;
-	c.sites = kvcalloc(c.count, sizeof(*c.sites), GFP_KERNEL);
-	if (!c.sites) {
-		ret = -ENOMEM;
-		goto out_unlock;
+	n = imv_collect(updates, nr, NULL);
+	if (n) {
+		sites = imv_alloc(array_size(n, sizeof(*sites)));
+		if (!sites) {
+			ret = -ENOMEM;
+			goto out_unlock;
+		}
+		imv_collect(updates, nr, sites);
+		ret = poke_sites_apply(sites, n);
+		kvfree(sites);
 	}
-	c.count = 0;
-	ret = imv_for_each_table(imv_collect_table, &c);
-	if (!ret)
-		ret = poke_sites_apply(c.sites, c.count);
-	kvfree(c.sites);
-out_store:
 	for (i = 0; !ret && i < nr; i++)
 		imv_store(&updates[i]);
 out_unlock:
@@ -280,7 +296,7 @@ static int imv_table_init(struct imv_table *t)
 	if (!n)
 		return 0;
 
-	sites = kvcalloc(n, sizeof(*sites), GFP_KERNEL);
+	sites = imv_alloc(array_size(n, sizeof(*sites)));
 	if (!sites)
 		return -ENOMEM;
 	n = 0;
@@ -350,7 +366,7 @@ int imv_text_reserved(void *start, void *end)
 	ret = imv_table_reserved(&t, start, end);
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(im, &imv_modules, list, lockdep_is_held(&imv_mutex)) {
+	list_for_each_entry_rcu(im, &imv_modules, list) {
 		if (ret)
 			break;
 		imv_module_table(&t, im->mod);
@@ -358,31 +374,6 @@ int imv_text_reserved(void *start, void *end)
 	}
 	rcu_read_unlock();
 	return ret;
-}
-
-struct imv_list {
-	const void *var;
-	struct imv_site *sites;
-	unsigned int max;
-	unsigned int count;
-};
-
-static int imv_list_table(struct imv_table *t, void *data)
-{
-	struct imv_list *l = data;
-	struct imv_entry *e;
-
-	for_each_imv_entry_of(e, t, l->var) {
-		if (!imv_entry_live(t, e))
-			continue;
-		if (l->count < l->max) {
-			l->sites[l->count].insn = imv_entry_insn(e);
-			l->sites[l->count].len = e->len;
-			l->sites[l->count].size = e->size;
-		}
-		l->count++;
-	}
-	return 0;
 }
 
 /**
@@ -396,11 +387,25 @@ static int imv_list_table(struct imv_table *t, void *data)
  */
 int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max)
 {
-	struct imv_list l = { .var = var, .sites = sites, .max = max };
+	struct imv_table t;
+	struct imv_entry *e;
+	unsigned int n = 0;
 
 	guard(mutex)(&imv_mutex);
-	imv_for_each_table(imv_list_table, &l);
-	return l.count;
+	imv_first_table(&t);
+	do {
+		for (e = imv_table_find(&t, var); e < t.stop && imv_entry_var(e) == var; e++) {
+			if (!imv_entry_live(&t, e))
+				continue;
+			if (n < max) {
+				sites[n].insn = imv_entry_insn(e);
+				sites[n].len = e->len;
+				sites[n].size = e->size;
+			}
+			n++;
+		}
+	} while (imv_next_table(&t));
+	return n;
 }
 EXPORT_SYMBOL_GPL(imv_get_sites);
 
@@ -414,13 +419,13 @@ static int imv_module_coming(struct module *mod)
 
 	if (!mod->num_imv_entries)
 		return 0;
-	im = kzalloc(sizeof(*im), GFP_KERNEL);
+	im = imv_alloc(sizeof(*im));
 	if (!im)
 		return -ENOMEM;
 	imv_module_table(&t, mod);
 	ret = imv_table_init(&t);
 	if (ret) {
-		kfree(im);
+		kvfree(im);
 		return ret;
 	}
 	im->mod = mod;

@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) "marker: " fmt
 
 #include <linux/marker.h>
+#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
@@ -126,7 +127,7 @@ int arch_marker_patch(const struct marker_site_change *changes, unsigned int nr)
 
 	if (!nr)
 		return 0;
-	pokes = kvcalloc(2 * nr, sizeof(*pokes), GFP_KERNEL);
+	pokes = marker_alloc(array3_size(2, nr, sizeof(*pokes)));
 	if (!pokes)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {

@@ -160,8 +160,7 @@ static int poke_site_prepare(struct poke_site *site)
 {
 	struct poke_shape old, new;
 
-	if (!site->len || site->len > POKE_SITE_MAX_LEN ||
-	    !poke_decode(site->old, site->len, &old) ||
+	if (!poke_decode(site->old, site->len, &old) ||
 	    !poke_decode(site->new, site->len, &new) ||
 	    old.emulate != new.emulate)
 		return -EINVAL;
@@ -191,19 +190,23 @@ static bool poke_site_in_text(const struct poke_site *site)
 }
 
 /*
- * The text must hold @old: a breakpoint on the first byte means someone else
+ * A site must be text, and not under a breakpoint: that means someone else
  * (kprobes, a debugger) owns the instruction right now.
  */
-static int poke_site_check_text(const struct poke_site *site)
+static int poke_site_check_owner(const struct poke_site *site)
 {
-	if (!poke_site_in_text(site)) {
+	if (!site->len || site->len > POKE_SITE_MAX_LEN || !poke_site_in_text(site)) {
 		pr_err("%pS is not kernel or module text\n", site->addr);
 		return -EINVAL;
 	}
+	return *(u8 *)site->addr == INT3_INSN_OPCODE ? -EBUSY : 0;
+}
+
+/* The text must hold what the caller believes it holds. */
+static int poke_site_check_text(const struct poke_site *site)
+{
 	if (!memcmp(site->addr, site->old, site->len))
 		return 0;
-	if (*(u8 *)site->addr == INT3_INSN_OPCODE)
-		return -EBUSY;
 	pr_err("unexpected text at %pS: %*ph, expected %*ph\n", site->addr,
 	       site->len, site->addr, site->len, site->old);
 	return -EINVAL;
@@ -298,6 +301,7 @@ static int notrace poke_sites_int3_notify(struct notifier_block *nb,
 	raw_atomic_dec(&poke_desc.refs);
 	return ret;
 }
+
 NOKPROBE_SYMBOL(poke_sites_int3_notify);
 
 static struct notifier_block poke_sites_int3_nb = {
@@ -379,8 +383,9 @@ static void __ref poke_sites_write_early(struct poke_site *sites, unsigned int n
  * @sites: the sites; sorted by address on return
  * @nr: how many
  *
- * Every site is checked before any is written: the shapes must be supported
- * (see &struct poke_site), the sites must not overlap, and the text must hold
+ * Every site is checked before any is written: it must be kernel or module
+ * text without another tool's breakpoint, its shapes must be supported (see
+ * &struct poke_site), the sites must not overlap, and the text must hold
  * @old. While the system is still booting on one CPU the new bytes are
  * written directly; after that the batch goes through the int3 bypass, in
  * three rounds of core serialization.
@@ -399,18 +404,18 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 	lockdep_assert_cpus_held();
 	might_sleep();
 
+	guard(mutex)(&text_mutex);
 	for (i = 0; i < nr; i++) {
-		ret = poke_site_prepare(&sites[i]);
+		ret = poke_site_check_owner(&sites[i]);
+		if (!ret)
+			ret = poke_site_prepare(&sites[i]);
 		if (ret)
 			return ret;
 	}
 	sort(sites, nr, sizeof(*sites), poke_site_cmp, NULL);
-	for (i = 1; i < nr; i++)
-		if (sites[i - 1].addr + sites[i - 1].len > sites[i].addr)
-			return -EINVAL;
-
-	guard(mutex)(&text_mutex);
 	for (i = 0; i < nr; i++) {
+		if (i && sites[i - 1].addr + sites[i - 1].len > sites[i].addr)
+			return -EINVAL;
 		ret = poke_site_check_text(&sites[i]);
 		if (ret)
 			return ret;

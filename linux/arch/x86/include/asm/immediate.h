@@ -105,5 +105,6 @@ int imv_update_batch(const struct imv_update *updates, unsigned int nr);
 void __init imv_init(void);
 int imv_text_reserved(void *start, void *end);
 int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max);
+void *imv_alloc(size_t size);
 
 #endif /* _ASM_X86_IMMEDIATE_H */

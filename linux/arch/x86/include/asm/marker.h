@@ -13,8 +13,8 @@
 struct marker;
 
 /*
- * The whole pattern is one asm goto: its only exits are the fall-through
- * and %l[l_on], so whatever the jump slot is patched to, control only takes
+ * The whole pattern is one asm goto: its only exits are its end and
+ * %l[l_on], so whatever the jump slot is patched to, control only takes
  * edges the compiler knows about. "eax" and "cc" are clobbered on both. The
  * slot is built as a 2-byte NOP (objtool sees no unreachable code) and
  * rewritten to "off" before the site runs; the table entry points at it,
