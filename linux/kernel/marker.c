@@ -216,7 +216,14 @@ static void marker_entry_put(struct marker_entry *e)
 	kvfree(e);
 }
 
-static bool marker_name_valid(const char *name)
+/**
+ * marker_name_valid() - check a marker name
+ * @name: the name
+ *
+ * Return: true if @name is a C identifier of at most MARKER_NAME_MAX
+ * characters, as every marker name is.
+ */
+bool marker_name_valid(const char *name)
 {
 	size_t i, len = strnlen(name, MARKER_NAME_MAX + 1);
 
@@ -773,6 +780,40 @@ int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void 
 	return ret;
 }
 EXPORT_SYMBOL_GPL(marker_for_each);
+
+/**
+ * marker_for_each_site() - report every patched site
+ * @fn: called with each site: its marker's name, the address of its jump
+ *	slot, the length of its pattern and the module it is in (NULL for the
+ *	kernel); a non-zero return stops the walk
+ * @data: passed to @fn
+ *
+ * @fn runs under markers_mutex: it must not register or unregister probes.
+ *
+ * Context: process context; takes markers_mutex.
+ * Return: 0, or what @fn returned to stop the walk.
+ */
+int marker_for_each_site(int (*fn)(const char *name, void *code, unsigned int size,
+				   struct module *mod, void *data), void *data)
+{
+	struct marker_table t;
+	struct marker_site *site;
+	int ret = 0;
+
+	guard(mutex)(&markers_mutex);
+	marker_first_table(&t);
+	do {
+		for (site = t.start; site < t.stop && !ret; site++) {
+			struct marker_entry *e = marker_site_entry(site);
+
+			if (e && marker_site_patchable(&t, site))
+				ret = fn(e->name, marker_site_code(site),
+					 arch_marker_site_size(site), t.mod, data);
+		}
+	} while (!ret && marker_next_table(&t));
+	return ret;
+}
+EXPORT_SYMBOL_GPL(marker_for_each_site);
 
 /**
  * marker_get_sites() - list the patched sites of a marker

@@ -306,9 +306,12 @@ void *marker_get_private_data(const char *name, marker_probe_func *probe,
 int marker_for_each(int (*fn)(const struct marker_info *info, void *data),
 		    void *data);
 int marker_get_sites(const char *name, void **code, unsigned int max);
+int marker_for_each_site(int (*fn)(const char *name, void *code, unsigned int size,
+				   struct module *mod, void *data), void *data);
 int marker_text_reserved(void *start, void *end);
 void __init marker_init(void);
 void *marker_alloc(size_t size);
+bool marker_name_valid(const char *name);
 
 /**
  * marker_synchronize_unregister() - wait until no probe runs on old data
@@ -384,9 +387,21 @@ static inline int marker_get_sites(const char *name, void **code,
 	return 0;
 }
 
+static inline int marker_for_each_site(int (*fn)(const char *name, void *code,
+						 unsigned int size, struct module *mod,
+						 void *data), void *data)
+{
+	return 0;
+}
+
 static inline int marker_text_reserved(void *start, void *end)
 {
 	return 0;
+}
+
+static inline bool marker_name_valid(const char *name)
+{
+	return false;
 }
 
 static inline void marker_init(void)

@@ -27,12 +27,17 @@ static inline void kunit_load_module(struct kunit *test, const char *name)
 			   name, ret, name);
 }
 
-static inline void kunit_unload_module(struct kunit *test, const char *name)
+/* Runs a program of userspace and waits for it: its exit status, or -errno. */
+static inline int kunit_run_program(char **argv)
 {
-	char **argv = (char *[]){ "/sbin/rmmod", (char *)name, NULL };
 	char **envp = (char *[]){ "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 
-	KUNIT_ASSERT_EQ_MSG(test, call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC),
+	return call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
+}
+
+static inline void kunit_unload_module(struct kunit *test, const char *name)
+{
+	KUNIT_ASSERT_EQ_MSG(test, kunit_run_program((char *[]){ "/sbin/rmmod", (char *)name, NULL }),
 			    0, "rmmod %s failed", name);
 }
 

@@ -31,6 +31,10 @@
 
 static int marker_test_cookie;
 
+/* Read by the firing kthreads of marker_kunit_mod. */
+DEFINE_IMV(int, marker_kunit_imv) = 1;
+EXPORT_IMV_SYMBOL_GPL(marker_kunit_imv);
+
 static noinline void marker_test_fire_basic(int value)
 {
 	MARK(marker_test_basic, "%d", value);
@@ -503,19 +507,60 @@ static int marker_firer_fn(void *data)
 }
 
 /*
- * Three CPUs fire a marker while this one registers and unregisters a probe
- * 10^4 times. The data of each registration is declared dead once it has
- * been unregistered and marker_synchronize_unregister() has returned: any
- * call with dead data is a call after unregistration. Two pools take turns,
- * so a pool stays dead for a whole round before it is reused.
+ * Registration @i of a probe on @name, of @format, with data from two pools
+ * that take turns: the data of a registration is declared dead once it has
+ * been unregistered and marker_synchronize_unregister() has returned, so a
+ * call with dead data is a call after unregistration. A pool stays dead for
+ * a whole round of MARKER_POOL registrations before it is reused.
  */
+static int marker_race_round(struct marker_race_data (*pools)[MARKER_POOL],
+			     const char *name, const char *format, unsigned int i)
+{
+	struct marker_race_data *pool = pools[(i / MARKER_POOL) % 2];
+	struct marker_race_data *d = &pool[i % MARKER_POOL];
+	unsigned int j;
+	int ret;
+
+	if (i % MARKER_POOL == 0)
+		for (j = 0; j < MARKER_POOL; j++)
+			WRITE_ONCE(pool[j].dead, false);
+	ret = marker_probe_register(name, format, marker_test_race_probe, d);
+	if (ret)
+		return ret;
+	/* Now and then stay registered long enough to be called. */
+	if (i % MARKER_POOL == 0)
+		usleep_range(1000, 2000);
+	ret = marker_probe_unregister(name, marker_test_race_probe, d);
+	if (i % MARKER_POOL == MARKER_POOL - 1) {
+		marker_synchronize_unregister();
+		for (j = 0; j < MARKER_POOL; j++)
+			WRITE_ONCE(pool[j].dead, true);
+	}
+	return ret;
+}
+
+/* The calls, and the calls after unregistration, the pools have seen. */
+static void marker_race_count(struct marker_race_data (*pools)[MARKER_POOL],
+			      long *calls, long *late)
+{
+	unsigned int i;
+
+	*calls = 0;
+	*late = 0;
+	for (i = 0; i < 2 * MARKER_POOL; i++) {
+		*calls += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].calls);
+		*late += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].late);
+	}
+}
+
+/* Three CPUs fire a marker while this one registers and unregisters a probe. */
 static void marker_concurrent_register(struct kunit *test)
 {
 	struct marker_race_data (*pools)[MARKER_POOL];
 	struct task_struct *tasks[MARKER_FIRERS] = {};
 	unsigned long fires[MARKER_FIRERS] = {};
-	long calls = 0, late = 0;
-	unsigned int cpu, n = 0, i, j;
+	unsigned int cpu, n = 0, i;
+	long calls, late;
 	int ret = 0;
 
 	if (num_online_cpus() < MARKER_FIRERS + 1)
@@ -531,34 +576,11 @@ static void marker_concurrent_register(struct kunit *test)
 		KUNIT_ASSERT_FALSE(test, IS_ERR(tasks[n]));
 		wake_up_process(tasks[n++]);
 	}
-
-	for (i = 0; i < MARKER_REGISTRATIONS && !ret; i++) {
-		struct marker_race_data *pool = pools[(i / MARKER_POOL) % 2];
-		struct marker_race_data *d = &pool[i % MARKER_POOL];
-
-		if (i % MARKER_POOL == 0)
-			for (j = 0; j < MARKER_POOL; j++)
-				WRITE_ONCE(pool[j].dead, false);
-		ret = marker_probe_register("marker_test_race", MARK_NOARGS,
-					    marker_test_race_probe, d);
-		if (ret)
-			break;
-		/* Now and then stay registered long enough to be called. */
-		if (i % MARKER_POOL == 0)
-			usleep_range(1000, 2000);
-		ret = marker_probe_unregister("marker_test_race", marker_test_race_probe, d);
-		if (i % MARKER_POOL == MARKER_POOL - 1) {
-			marker_synchronize_unregister();
-			for (j = 0; j < MARKER_POOL; j++)
-				WRITE_ONCE(pool[j].dead, true);
-		}
-	}
+	for (i = 0; i < MARKER_REGISTRATIONS && !ret; i++)
+		ret = marker_race_round(pools, "marker_test_race", MARK_NOARGS, i);
 	for (i = 0; i < n; i++)
 		kthread_stop(tasks[i]);
-	for (i = 0; i < 2 * MARKER_POOL; i++) {
-		calls += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].calls);
-		late += atomic_long_read(&pools[i / MARKER_POOL][i % MARKER_POOL].late);
-	}
+	marker_race_count(pools, &calls, &late);
 
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_GT(test, calls, 0);
@@ -566,6 +588,65 @@ static void marker_concurrent_register(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
 	kunit_info(test, "%d registrations, %lu + %lu + %lu fires, %ld probe calls\n",
 		   MARKER_REGISTRATIONS, fires[0], fires[1], fires[2], calls);
+}
+
+#define MARKER_MODULE_RELOADS	100
+
+/* The other side of marker_module_race(). */
+struct marker_registrar {
+	struct marker_race_data (*pools)[MARKER_POOL];
+	unsigned int rounds;
+	int ret;
+};
+
+static int marker_registrar_fn(void *data)
+{
+	struct marker_registrar *r = data;
+
+	while (!kthread_should_stop() && !r->ret) {
+		r->ret = marker_race_round(r->pools, "marker_test_module_race", "%d",
+					   r->rounds);
+		if (!r->ret)
+			r->ret = imv_set(marker_kunit_imv, r->rounds & 1 ? 2 : 1);
+		r->rounds++;
+	}
+	return 0;
+}
+
+/*
+ * A module with marker and immediate sites is loaded and unloaded 100 times,
+ * its own kthreads firing its sites, while another CPU registers and
+ * unregisters probes on its marker and flips the immediate value it reads.
+ */
+static void marker_module_race(struct kunit *test)
+{
+	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "fire=2", NULL };
+	struct marker_registrar r = {};
+	struct task_struct *task;
+	long calls, late;
+	unsigned int i;
+
+	r.pools = kunit_kcalloc(test, 2, sizeof(*r.pools), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r.pools);
+	if (kunit_run_program(load))
+		kunit_skip(test, "modprobe marker_kunit_mod failed: needs /sbin/modprobe");
+	kunit_unload_module(test, "marker_kunit_mod");
+
+	task = kthread_run(marker_registrar_fn, &r, "marker_registrar");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	for (i = 0; i < MARKER_MODULE_RELOADS; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, kunit_run_program(load), 0, "load %u", i);
+		kunit_unload_module(test, "marker_kunit_mod");
+	}
+	kthread_stop(task);
+	marker_race_count(r.pools, &calls, &late);
+
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_module_race"), 0);
+	KUNIT_EXPECT_EQ(test, imv_set(marker_kunit_imv, 1), 0);
+	kunit_info(test, "%d reloads, %u registrations, %ld probe calls\n",
+		   MARKER_MODULE_RELOADS, r.rounds, calls);
 }
 
 #ifdef CONFIG_IMMEDIATE
@@ -778,6 +859,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_unregister_nomem),
 	KUNIT_CASE(marker_module_sites),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
+	KUNIT_CASE_SLOW(marker_module_race),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_batch_1024_sites),

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helper module of the marker KUnit suite: a module with a marker site. The
- * suite registers a probe first, then loads, unloads and reloads it.
+ * Helper module of the marker KUnit suite: a module with a marker site and
+ * an immediate value site. The suite registers a probe first, then loads,
+ * unloads and reloads it; with fire=N, N kthreads of the module fire its
+ * sites from load to unload, so that the suite can unload it while they do.
  */
 
+#include <linux/kthread.h>
 #include <linux/marker.h>
 #include <linux/module.h>
 
 #include "marker_kunit.h"
+
+static unsigned int fire;
+module_param(fire, uint, 0444);
+MODULE_PARM_DESC(fire, "kthreads firing the module's sites until it unloads");
+
+#define MARKER_KUNIT_MOD_FIRERS	4
+
+static struct task_struct *firers[MARKER_KUNIT_MOD_FIRERS];
 
 void marker_kunit_mod_fire(int value)
 {
@@ -15,5 +26,45 @@ void marker_kunit_mod_fire(int value)
 }
 EXPORT_SYMBOL_GPL(marker_kunit_mod_fire);
 
+static int marker_kunit_mod_firer(void *data)
+{
+	unsigned long n = 0;
+
+	while (!kthread_should_stop()) {
+		MARK(marker_test_module_race, "%d", imv_read(marker_kunit_imv));
+		/* Lets a single-threaded emulator switch to the other vCPUs. */
+		cpu_relax();
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+static int __init marker_kunit_mod_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < min(fire, MARKER_KUNIT_MOD_FIRERS); i++) {
+		firers[i] = kthread_run(marker_kunit_mod_firer, NULL, "marker_mod_firer/%u", i);
+		if (IS_ERR(firers[i])) {
+			while (i--)
+				kthread_stop(firers[i]);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void __exit marker_kunit_mod_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < MARKER_KUNIT_MOD_FIRERS; i++)
+		if (firers[i])
+			kthread_stop(firers[i]);
+}
+
+module_init(marker_kunit_mod_init);
+module_exit(marker_kunit_mod_exit);
 MODULE_DESCRIPTION("Helper module of the markers KUnit suite");
 MODULE_LICENSE("GPL");
