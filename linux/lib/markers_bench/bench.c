@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Markers benchmark: what a marker costs against static keys, tracepoints,
+ * kprobes and optprobes, side by side in one kernel and one run. Loading
+ * the module runs it and prints one line per result:
+ *
+ *	markers_bench: ROW VALUE UNIT
+ *
+ * Per-hit rows are the cost of one call of a noinline target beyond that
+ * of the same call without the mechanism, over loops run with interrupts
+ * off in chunks; in picoseconds, which under QEMU's -icount shift=0 are
+ * thousandths of a guest instruction. Switching rows count the IPIs of the
+ * switch, its time, and the longest stall a kthread spinning on the clock
+ * of another CPU saw meanwhile. Footprints are measured on the objects by
+ * the workbench. See Documentation/markers.txt.
+ *
+ * smoke=1 runs every row with few iterations: it shows that the benchmark
+ * works, and its figures mean nothing.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/jump_label.h>
+#include <linux/kprobes.h>
+#include <linux/kthread.h>
+#include <linux/marker.h>
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/stop_machine.h>
+#include <linux/tracepoint.h>
+#include <linux/vmalloc.h>
+
+#include <asm/hardirq.h>
+#include <asm/sync_core.h>
+#include <asm/text-patching.h>
+#include <asm/text_poke_bp.h>
+
+#include "bench.h"
+
+static bool smoke;
+module_param(smoke, bool, 0444);
+MODULE_PARM_DESC(smoke, "run every row briefly, to check that the benchmark works");
+
+static unsigned int iterations = 1000000;
+module_param(iterations, uint, 0444);
+MODULE_PARM_DESC(iterations, "calls per per-hit row; the trap rows make 1/100 of them");
+
+#define BENCH_CHUNK		1000	/* calls per interrupts-off chunk */
+#define BENCH_OPT_WAIT_MS	5000	/* how long the optimizer may take */
+
+DECLARE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
+DEFINE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
+
+static DEFINE_STATIC_KEY_FALSE(bench_key);
+int bench_sink;
+
+static void bench_result(const char *row, u64 value, const char *unit)
+{
+	pr_info("%s %llu %s\n", row, value, unit);
+}
+
+/* --- per-hit rows ------------------------------------------------------- */
+
+static noinline void bench_none(int v)
+{
+	barrier();
+}
+
+static noinline void bench_mark_off(int v)
+{
+	MARK(bench_mark_off, "%d", v);
+}
+
+static noinline void bench_mark_imm(int v)
+{
+	MARK(bench_mark_imm, "%d", v);
+}
+
+static noinline void bench_mark_plain(int v)
+{
+	_MARK(bench_mark_plain, "%d", v);
+}
+
+static noinline void bench_static_branch(int v)
+{
+	if (static_branch_unlikely(&bench_key))
+		WRITE_ONCE(bench_sink, v);
+}
+
+static noinline void bench_tracepoint(int v)
+{
+	trace_markers_bench_tp(v);
+}
+
+static noinline void bench_mark_on(int v)
+{
+	MARK(bench_mark_on, "%d", v);
+}
+
+/* The kprobes go on the 8-byte NOP in the middle of this function. */
+static noinline void bench_kprobed(int v)
+{
+	WRITE_ONCE(bench_sink, v);
+	asm volatile(".nops 8" ::: "memory");
+	WRITE_ONCE(bench_sink, v + 1);
+}
+
+static void bench_empty_probe(void *probe_private, void *call_private,
+			      const char *fmt, va_list *args)
+{
+}
+
+static void bench_empty_tp_probe(void *data, int v)
+{
+}
+
+static int bench_kprobe_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+/* A post handler keeps a kprobe from being optimized. */
+static void bench_kprobe_post(struct kprobe *p, struct pt_regs *regs,
+			      unsigned long flags)
+{
+}
+
+/* Nanoseconds of @n calls of @fn, counted with interrupts off only. */
+static u64 bench_loop(void (*fn)(int), unsigned int n)
+{
+	unsigned long flags;
+	unsigned int i, j;
+	u64 ns = 0, t0;
+
+	for (i = 0; i < n; i += BENCH_CHUNK) {
+		local_irq_save(flags);
+		t0 = local_clock();
+		for (j = i; j < min(n, i + BENCH_CHUNK); j++)
+			fn(j);
+		ns += local_clock() - t0;
+		local_irq_restore(flags);
+		cond_resched();
+	}
+	return ns;
+}
+
+/* Picoseconds per call of @fn beyond @base_ns for @n calls. */
+static void bench_hit(const char *row, void (*fn)(int), unsigned int n, u64 base_ns)
+{
+	u64 ns = bench_loop(fn, n);
+
+	bench_result(row, ns > base_ns ? div_u64((ns - base_ns) * 1000, n) : 0, "ps");
+}
+
+/* The address of the 8-byte NOP in bench_kprobed(). */
+static void *bench_kprobe_addr(void)
+{
+	static const u8 nop8[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+	u8 *p = (u8 *)bench_kprobed;
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		if (!memcmp(p + i, nop8, sizeof(nop8)))
+			return p + i;
+	return NULL;
+}
+
+/*
+ * Makes the jump slot of bench_mark_imm's site a NOP, as built, so that
+ * the site tests its immediate; or puts the jump back.
+ */
+static int bench_slot_nop(bool nop)
+{
+	static const u8 nop2[] = { 0x66, 0x90 };
+	static u8 slot[2];
+	struct poke_site poke = { .len = 2 };
+	void *code;
+	int ret;
+
+	if (marker_get_sites("bench_mark_imm", &code, 1) != 1)
+		return -ENOENT;
+	poke.addr = code;
+	if (nop)
+		memcpy(slot, code, sizeof(slot));
+	memcpy(poke.old, nop ? slot : nop2, 2);
+	memcpy(poke.new, nop ? nop2 : slot, 2);
+	cpus_read_lock();
+	ret = poke_sites_apply(&poke, 1);
+	cpus_read_unlock();
+	return ret;
+}
+
+static void bench_kprobes(unsigned int n)
+{
+	struct kprobe kp = { .pre_handler = bench_kprobe_pre,
+			     .post_handler = bench_kprobe_post };
+	struct kprobe op = { .pre_handler = bench_kprobe_pre };
+	u64 base = bench_loop(bench_kprobed, n);
+	unsigned int waited;
+
+	kp.addr = op.addr = bench_kprobe_addr();
+	if (!kp.addr || register_kprobe(&kp)) {
+		bench_result("enabled.kprobe_failed", 1, "-");
+		return;
+	}
+	bench_hit("enabled.kprobe", bench_kprobed, n, base);
+	unregister_kprobe(&kp);
+
+	if (register_kprobe(&op)) {
+		bench_result("enabled.optprobe_failed", 1, "-");
+		return;
+	}
+	/* The optimizer replaces the breakpoint with a jump, in its own time. */
+	for (waited = 0; waited < BENCH_OPT_WAIT_MS && *(u8 *)op.addr != JMP32_INSN_OPCODE;
+	     waited += 10)
+		msleep(10);
+	if (*(u8 *)op.addr == JMP32_INSN_OPCODE)
+		bench_hit("enabled.optprobe", bench_kprobed, n, base);
+	else
+		bench_result("enabled.optprobe_not_optimized", 1, "-");
+	unregister_kprobe(&op);
+}
+
+static void bench_hits(unsigned int n)
+{
+	u64 base = bench_loop(bench_none, n);
+
+	bench_result("loop.empty_call", div_u64(base * 1000, n), "ps");
+	bench_hit("disabled.none", bench_none, n, base);
+	bench_hit("disabled.mark_jump", bench_mark_off, n, base);
+	if (!bench_slot_nop(true)) {
+		bench_hit("disabled.mark_imm", bench_mark_imm, n, base);
+		bench_slot_nop(false);
+	}
+	bench_hit("disabled.mark_plain", bench_mark_plain, n, base);
+	bench_hit("disabled.static_branch", bench_static_branch, n, base);
+	bench_hit("disabled.tracepoint", bench_tracepoint, n, base);
+
+	if (!marker_probe_register("bench_mark_on", "%d", bench_empty_probe, NULL)) {
+		bench_hit("enabled.mark_1probe", bench_mark_on, n, base);
+		if (!marker_probe_register("bench_mark_on", "%d", bench_empty_probe, &smoke)) {
+			bench_hit("enabled.mark_2probes", bench_mark_on, n, base);
+			marker_probe_unregister("bench_mark_on", bench_empty_probe, &smoke);
+		}
+		marker_probe_unregister("bench_mark_on", bench_empty_probe, NULL);
+		marker_synchronize_unregister();
+	}
+	if (!register_trace_markers_bench_tp(bench_empty_tp_probe, NULL)) {
+		bench_hit("enabled.tracepoint_1probe", bench_tracepoint, n, base);
+		unregister_trace_markers_bench_tp(bench_empty_tp_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
+	bench_kprobes(max(n / 100, BENCH_CHUNK));
+}
+
+/* --- switching rows ----------------------------------------------------- */
+
+/* A kthread on another CPU, spinning on the clock: the longest gap it saw. */
+struct bench_spinner {
+	u64 max_gap;
+	bool stop;
+};
+
+static int bench_spin(void *data)
+{
+	struct bench_spinner *s = data;
+	u64 last = local_clock(), now;
+
+	while (!READ_ONCE(s->stop)) {
+		now = local_clock();
+		if (now - last > READ_ONCE(s->max_gap))
+			WRITE_ONCE(s->max_gap, now - last);
+		last = now;
+		/* Lets a single-threaded emulator run the other vCPUs. */
+		cpu_relax();
+	}
+	return 0;
+}
+
+static unsigned long bench_ipis(void)
+{
+	unsigned long sum = 0;
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		sum += per_cpu(irq_stat, cpu).irq_call_count;
+	return sum;
+}
+
+/* Runs @op(@arg), printing its IPIs, time and the longest stall it caused. */
+static void bench_switch(struct bench_spinner *s, const char *row,
+			 int (*op)(void *arg), void *arg)
+{
+	unsigned long ipis = bench_ipis();
+	char name[64];
+	u64 t0, ns;
+	int ret;
+
+	WRITE_ONCE(s->max_gap, 0);
+	msleep(20);
+	WRITE_ONCE(s->max_gap, 0);
+	t0 = local_clock();
+	ret = op(arg);
+	ns = local_clock() - t0;
+	ipis = bench_ipis() - ipis;
+	/* The spinner records the stall once it runs again. */
+	msleep(20);
+	if (ret) {
+		snprintf(name, sizeof(name), "%s.failed", row);
+		bench_result(name, -ret, "errno");
+		return;
+	}
+	snprintf(name, sizeof(name), "%s.ipis", row);
+	bench_result(name, ipis, "IPIs");
+	snprintf(name, sizeof(name), "%s.ns", row);
+	bench_result(name, ns, "ns");
+	snprintf(name, sizeof(name), "%s.stall", row);
+	bench_result(name, READ_ONCE(s->max_gap), "ns");
+}
+
+static int bench_mark_switch(void *name)
+{
+	return marker_probe_register(name, "%d", bench_empty_probe, NULL);
+}
+
+static int bench_mark_unswitch(void *name)
+{
+	int ret = marker_probe_unregister(name, bench_empty_probe, NULL);
+
+	marker_synchronize_unregister();
+	return ret;
+}
+
+static int bench_key_switch(void *key)
+{
+	static_branch_enable(key);
+	return 0;
+}
+
+static int bench_key_unswitch(void *key)
+{
+	static_branch_disable(key);
+	return 0;
+}
+
+/*
+ * The same switch of marker sites, done the way of the old days: every CPU
+ * stopped while one rewrites the bytes through a writable alias of the
+ * module's text, then a round of core serialization.
+ */
+struct bench_stop {
+	unsigned int n;
+	u8 **alias;		/* writable alias of each site */
+	u8 (*off)[4];		/* slot and mov of each site, off */
+	u8 (*on)[4];		/* and on */
+	bool to_on;
+	struct page **pages;
+	void *map;
+};
+
+static int bench_stop_write(void *data)
+{
+	struct bench_stop *st = data;
+	unsigned int i;
+
+	for (i = 0; i < st->n; i++)
+		memcpy(st->alias[i], st->to_on ? st->on[i] : st->off[i], 4);
+	sync_core();
+	return 0;
+}
+
+static int bench_stop_switch(void *data)
+{
+	struct bench_stop *st = data;
+	int ret;
+
+	st->to_on = !st->to_on;
+	ret = stop_machine(bench_stop_write, st, NULL);
+	text_poke_sync();
+	return ret;
+}
+
+static void bench_stop_free(struct bench_stop *st)
+{
+	if (st->map)
+		vunmap(st->map);
+	kfree(st->pages);
+	kfree(st->alias);
+	kfree(st->on);
+	kfree(st->off);
+}
+
+/*
+ * Prepares a stop_machine() switch of the sites of @name: takes their bytes
+ * on and off from the markers core, and maps their pages writable.
+ */
+static int bench_stop_prepare(struct bench_stop *st, const char *name, void **code,
+			      unsigned int n)
+{
+	unsigned int i, npages = 0;
+	int ret;
+
+	st->n = n;
+	st->alias = kcalloc(n, sizeof(*st->alias), GFP_KERNEL);
+	st->on = kcalloc(n, sizeof(*st->on), GFP_KERNEL);
+	st->off = kcalloc(n, sizeof(*st->off), GFP_KERNEL);
+	st->pages = kcalloc(2 * n, sizeof(*st->pages), GFP_KERNEL);
+	if (!st->alias || !st->on || !st->off || !st->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		memcpy(st->off[i], code[i], 4);
+	ret = bench_mark_switch((void *)name);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		memcpy(st->on[i], code[i], 4);
+	bench_mark_unswitch((void *)name);
+
+	/* Every page holding a byte of a site, once. */
+	for (i = 0; i < n; i++) {
+		struct page *first = vmalloc_to_page(code[i]);
+		struct page *last = vmalloc_to_page(code[i] + 3);
+
+		if (!npages || st->pages[npages - 1] != first)
+			st->pages[npages++] = first;
+		if (last != first)
+			st->pages[npages++] = last;
+	}
+	st->map = vmap(st->pages, npages, VM_MAP, PAGE_KERNEL);
+	if (!st->map)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		unsigned int page;
+
+		for (page = 0; st->pages[page] != vmalloc_to_page(code[i]); page++)
+			;
+		st->alias[i] = st->map + page * PAGE_SIZE + offset_in_page(code[i]);
+	}
+	return 0;
+}
+
+static void bench_switching_n(struct bench_spinner *s, const char *name,
+			      struct static_key_false *key, unsigned int n)
+{
+	struct bench_stop st = {};
+	char row[48];
+	void **code;
+	int got;
+
+	code = kcalloc(n, sizeof(*code), GFP_KERNEL);
+	if (!code)
+		return;
+	got = marker_get_sites(name, code, n);
+	if (got != n) {
+		snprintf(row, sizeof(row), "switch.%u.sites_missing", n);
+		bench_result(row, n - got, "sites");
+		goto out;
+	}
+	snprintf(row, sizeof(row), "switch.%u.mark.on", n);
+	bench_switch(s, row, bench_mark_switch, (void *)name);
+	snprintf(row, sizeof(row), "switch.%u.mark.off", n);
+	bench_switch(s, row, bench_mark_unswitch, (void *)name);
+	snprintf(row, sizeof(row), "switch.%u.static_key.on", n);
+	bench_switch(s, row, bench_key_switch, key);
+	snprintf(row, sizeof(row), "switch.%u.static_key.off", n);
+	bench_switch(s, row, bench_key_unswitch, key);
+
+	if (bench_stop_prepare(&st, name, code, n)) {
+		snprintf(row, sizeof(row), "switch.%u.stop_machine_failed", n);
+		bench_result(row, 1, "-");
+	} else {
+		snprintf(row, sizeof(row), "switch.%u.stop_machine.on", n);
+		bench_switch(s, row, bench_stop_switch, &st);
+		snprintf(row, sizeof(row), "switch.%u.stop_machine.off", n);
+		bench_switch(s, row, bench_stop_switch, &st);
+	}
+	bench_stop_free(&st);
+out:
+	kfree(code);
+}
+
+static int bench_switching(void *unused)
+{
+	struct bench_spinner s = {};
+	struct task_struct *spinner;
+
+	spinner = kthread_create_on_cpu(bench_spin, &s, cpumask_last(cpu_online_mask),
+					"markers_bench_spin");
+	if (IS_ERR(spinner))
+		return PTR_ERR(spinner);
+	wake_up_process(spinner);
+	bench_switching_n(&s, "bench_sw1", &bench_sk1, 1);
+	bench_switching_n(&s, "bench_sw64", &bench_sk64, 64);
+	bench_switching_n(&s, "bench_sw1024", &bench_sk1024, 1024);
+	WRITE_ONCE(s.stop, true);
+	kthread_stop(spinner);
+	return 0;
+}
+
+/* The switching rows run on the first CPU, the spinner on the last. */
+static int bench_switching_on_cpu0(void)
+{
+	struct task_struct *t;
+
+	if (num_online_cpus() < 2) {
+		bench_result("switch.needs_2_cpus", 1, "-");
+		return 0;
+	}
+	t = kthread_create_on_cpu(bench_switching, NULL, cpumask_first(cpu_online_mask),
+				  "markers_bench");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	get_task_struct(t);
+	wake_up_process(t);
+	kthread_stop(t);
+	put_task_struct(t);
+	return 0;
+}
+
+static int __init markers_bench_init(void)
+{
+	unsigned int n = smoke ? 10 * BENCH_CHUNK : iterations;
+
+	bench_result("cpus", num_online_cpus(), "-");
+	bench_hits(n);
+	bench_sites_fire();
+	bench_switching_on_cpu0();
+	bench_result("done", 1, "-");
+	return 0;
+}
+
+static void __exit markers_bench_exit(void)
+{
+}
+
+module_init(markers_bench_init);
+module_exit(markers_bench_exit);
+MODULE_DESCRIPTION("Markers benchmark: markers against static keys, tracepoints, kprobes");
+MODULE_LICENSE("GPL");
