@@ -71,8 +71,27 @@ expect_eq() {
 # kunit_dump: every KUnit suite's last results, as "@@ suite" blocks.
 kunit_dump() {
 	for dir in /sys/kernel/debug/kunit/*/; do
+		[ -d "$dir" ] || continue
 		name=$(basename "$dir")
 		emit "@@ suite $name"
 		cat "$dir/results" >&3
 	done
+}
+
+# skip NAME REASON: a case that could not run here.
+skip() { emit "ok $1 # SKIP $2"; echo "skip $1: $2"; }
+
+# try_write FILE DATA: writes DATA (printf %b escapes) to FILE in a single
+# write(2); prints "ok", or the error, e.g. "Invalid argument".
+try_write() {
+	if _err=$(printf '%b' "$2" | dd of="$1" bs=65536 conv=notrunc 2>&1 >/dev/null); then
+		echo ok
+	else
+		printf '%s\n' "$_err" | sed -n 's/.*: //p' | tail -n 1
+	fi
+}
+
+# expect_write NAME FILE DATA RESULT: try_write prints RESULT.
+expect_write() {
+	expect_eq "$1" "$4" "$(try_write "$2" "$3")"
 }

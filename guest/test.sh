@@ -21,6 +21,7 @@ done
 section after-boot-kunit
 echo "== running the KUnit suites again, kernel text is now read-only"
 for dir in /sys/kernel/debug/kunit/*/; do
+	[ -d "$dir" ] || continue
 	echo "== $(basename "$dir")"
 	echo run > "$dir/run"
 done

@@ -7,6 +7,7 @@ builds the kernels of the test matrix and runs them in QEMU.
   workbench.py run                       boot the test kernel, show markers
   workbench.py series                    write out/series and checkpatch it
   workbench.py series-check              build after every patch (bisect)
+  workbench.py bench                     the benchmark, in a production kernel
   workbench.py build [--config NAME]...  only apply and build
 
 Every stage prints the commands it runs. Exit codes: 0 success, 1 a test or
@@ -21,11 +22,11 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import deps, initramfs, kbuild, qemu, results, series, settings, tree  # noqa: E402
+from wb import bench, checks, deps, initramfs, kbuild, qemu, results, series, settings, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -89,6 +90,7 @@ def series_cases(p: Prepared) -> List[Case]:
 		cases.append(Case(f'checkpatch --strict {r.patch.name}: {r.errors} errors, '
 				  f'{r.warnings} warnings, {r.checks} checks', r.clean,
 				  '' if r.clean else r.report))
+	cases.append(checks.series_markers_case(p.tree.src, files))
 	return cases
 
 
@@ -113,10 +115,8 @@ def write_host_ktap(path: Path, suites) -> Path:
 	return path
 
 
-def guest_documents(channel: Path, outdir: Path) -> List[Path]:
-	"""Splits the guest's results channel into KTAP files."""
-	sections = results.split_channel(channel.read_text(errors='replace')
-					 if channel.is_file() else '')
+def guest_documents(sections, outdir: Path) -> List[Path]:
+	"""Writes the guest's sections as KTAP files."""
 	docs = []
 	for section in ('boot-kunit', 'after-boot-kunit'):
 		suites = [(name, results.kunit_suite_lines(lines))
@@ -131,40 +131,68 @@ def guest_documents(channel: Path, outdir: Path) -> List[Path]:
 	return docs
 
 
+def suite_cases(config: settings.KernelConfig, sections) -> List[Case]:
+	"""Each KUnit suite of the config ran at boot and again after boot."""
+	cases = []
+	for section, when in (('boot-kunit', 'at boot'), ('after-boot-kunit', 'after boot')):
+		ran = {name for name, lines in sections.get(section, []) if lines}
+		for suite in config.suites:
+			cases.append(Case(f'{config.name}: KUnit suite {suite} ran {when}',
+					  suite in ran, f'suites that ran: {sorted(ran)}'))
+	return cases
+
+
+def boot_config(p: Prepared, build: kbuild.Build, outdir: Path) -> Tuple[Counts, List[Case]]:
+	"""Boots @build, runs the guest tests; returns their counts and host checks."""
+	config = build.config
+	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
+	image = initramfs.make(build)
+	console = outdir / 'console.log'
+	channel = outdir / 'results.txt'
+	log(f'{config.name}: booting (console: {console})')
+	guest = qemu.boot(p.qemu, build.image, image, ('wb.mode=test', *config.cmdline),
+			  config.smp, config.boot_timeout, console, channel)
+	log(f'{config.name}: guest {guest.status.value} after {guest.seconds:.0f} s')
+
+	text = channel.read_text(errors='replace') if channel.is_file() else ''
+	sections = results.split_channel(text)
+	counts = Counts()
+	for doc in guest_documents(sections, outdir):
+		counts.add(results.parse(kunit_py, doc))
+	finished = '@@ section end' in text
+	cases = suite_cases(config, sections)
+	cases.append(Case(f'{config.name}: guest ran every test and powered off',
+			  finished and guest.status == qemu.GuestStatus.POWERED_OFF,
+			  f'guest {guest.status.value}; results channel '
+			  f'{"complete" if finished else "incomplete"}'))
+	splats = results.splats(console)
+	cases.append(Case(f'{config.name}: console has no WARNING, BUG, Oops, lockdep or '
+			  'KASAN report', not splats, '\n'.join(splats[:50])))
+	return counts, cases
+
+
 def test_config(p: Prepared, config: settings.KernelConfig) -> Counts:
 	outdir = settings.OUT / 'test' / config.name
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
-	checks: List[Case] = []
 	counts = Counts()
 
 	build = kbuild.build(p.tree, config)
 	link_build(build)
 	warnings = kbuild.warnings(build)
-	checks.append(Case(f'{config.name}: build has no compiler, linker or objtool warning',
-			   not warnings, '\n'.join(warnings)))
-
-	image = initramfs.make(build)
-	console = outdir / 'console.log'
-	channel = outdir / 'results.txt'
-	log(f'{config.name}: booting (console: {console})')
-	guest = qemu.boot(p.qemu, build.image, image, ('wb.mode=test', *config.cmdline), config.smp,
-			  config.boot_timeout, console, channel)
-	log(f'{config.name}: guest {guest.status.value} after {guest.seconds:.0f} s')
-
-	for doc in guest_documents(channel, outdir):
-		counts.add(results.parse(kunit_py, doc))
-	finished = channel.is_file() and '@@ section end' in channel.read_text(errors='replace')
-	checks.append(Case(f'{config.name}: guest ran every test and powered off',
-			   finished and guest.status == qemu.GuestStatus.POWERED_OFF,
-			   f'guest {guest.status.value}; results channel '
-			   f'{"complete" if finished else "incomplete"}'))
-	splats = results.splats(console)
-	checks.append(Case(f'{config.name}: console has no WARNING, BUG, Oops, lockdep or '
-			   'KASAN report', not splats, '\n'.join(splats[:50])))
+	cases = [Case(f'{config.name}: build has no compiler, linker or objtool warning',
+		      not warnings, '\n'.join(warnings))]
+	if kbuild.enabled(build, 'CONFIG_IMMEDIATE'):
+		cases += checks.site_cases(build, outdir)
+	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
+		cases += checks.nomarkers_cases(build)
+	if config.boot:
+		guest_counts, guest_cases = boot_config(p, build, outdir)
+		counts.add(guest_counts)
+		cases += guest_cases
 	counts.add(results.parse(kunit_py, write_host_ktap(outdir / 'host.ktap',
-							   [(f'{config.name}_checks', checks)])))
+							   [(f'{config.name}_checks', cases)])))
 	return counts
 
 
@@ -181,26 +209,99 @@ def selected_configs(names: Optional[Sequence[str]]) -> List[settings.KernelConf
 def cmd_test(args) -> Status:
 	start = time.monotonic()
 	total = Counts()
+	summary = []
 	p = prepare(install=not args.no_install)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
+	if not args.config:
+		shutil.rmtree(settings.OUT / 'test', ignore_errors=True)
 	host = write_host_ktap(settings.OUT / 'test' / 'series.ktap',
-			       [('series', series_cases(p))])
+			       [('series', series_cases(p)),
+				('checkpatch_markers', checks.corpus_cases(p.tree.src))])
 	total.add(results.parse(kunit_py, host))
 	for config in selected_configs(args.config):
+		config_start = time.monotonic()
 		try:
 			counts = test_config(p, config)
 		except WorkbenchError as e:
 			stderr(f'{config.name}: {e}')
 			counts = Counts(failed=1, failures=[f'{config.name}: {str(e).splitlines()[0]}'])
-		log(f'{config.name}: {counts.passed} passed, {counts.failed} failed, '
-		    f'{counts.skipped} skipped')
+		line = (f'{config.name}: {counts.passed} passed, {counts.failed} failed, '
+			f'{counts.skipped} skipped in {time.monotonic() - config_start:.0f} s')
+		log(line)
+		summary.append(line)
 		total.add(counts)
-	for failure in total.failures:
-		print(f'FAILED: {failure}')
-	log(f'make test took {time.monotonic() - start:.0f} s; '
-	    f'{total.skipped} skipped (not counted as passed); logs in {settings.OUT / "test"}')
-	print(f'{total.passed} passed, {total.failed} failed', flush=True)
+	summary += [f'FAILED: {failure}' for failure in total.failures]
+	summary.append(f'make test took {time.monotonic() - start:.0f} s; {total.skipped} '
+		       f'skipped (not counted as passed); logs in {settings.OUT / "test"}')
+	summary.append(f'{total.passed} passed, {total.failed} failed')
+	(settings.OUT / 'test' / 'summary.log').write_text('\n'.join(summary) + '\n')
+	for line in summary[len(selected_configs(args.config)):]:
+		print(line, flush=True)
 	return Status.SUCCESS if total.failed == 0 and total.passed > 0 else Status.FAILURE
+
+
+def cmd_run(args) -> Status:
+	"""Boots the test kernel and shows markers at work; a shell on a terminal."""
+	p = prepare(install=not args.no_install)
+	build = kbuild.build(p.tree, settings.MATRIX[settings.RUN_CONFIG])
+	link_build(build)
+	image = initramfs.make(build)
+	cmdline = ('wb.mode=run', 'quiet')
+	if sys.stdin.isatty():
+		log('booting on this terminal: "exit" powers the guest off, Ctrl-A X quits QEMU')
+		rc = qemu.boot_interactive(p.qemu, build.image, image, (*cmdline, 'wb.shell=1'),
+					   build.config.smp)
+		return Status.SUCCESS if rc == 0 else Status.FAILURE
+	outdir = settings.OUT / 'run'
+	guest = qemu.boot(p.qemu, build.image, image, cmdline, build.config.smp,
+			  build.config.boot_timeout, outdir / 'console.log',
+			  outdir / 'results.txt', echo=sys.stdout)
+	shown = '@@ section end' in (outdir / 'results.txt').read_text(errors='replace')
+	log(f'guest {guest.status.value} after {guest.seconds:.0f} s; '
+	    f'{"the demo ran to its end" if shown else "the demo did not finish"}')
+	ok = shown and guest.status == qemu.GuestStatus.POWERED_OFF
+	return Status.SUCCESS if ok else Status.FAILURE
+
+
+def cmd_series_check(args) -> Status:
+	"""Builds the kernel after each patch of the series, in order."""
+	p = prepare(install=not args.no_install)
+	config = settings.MATRIX[settings.SERIES_CHECK_CONFIG]
+	worktree = p.tree.root / 'bisect'
+	if not (worktree / '.git').exists():
+		tree.git(p.tree.src, 'worktree', 'prune')
+		tree.git(p.tree.src, 'worktree', 'add', '-q', '--detach', str(worktree), 'pristine')
+	bisect = tree.Tree(p.tree.package_version, p.tree.root, 'bisect')
+	failed = 0
+	for i, (patch, commit) in enumerate(zip(p.patches, p.commits), 1):
+		start = time.monotonic()
+		tree.git(worktree, 'checkout', '-q', '--detach', commit)
+		try:
+			kbuild.build(bisect, config, f'bisect-{config.name}', validate=False)
+			status = 'builds'
+		except WorkbenchError as e:
+			status = f'FAILS: {str(e).splitlines()[0]}'
+			failed += 1
+		print(f'{i:2}/{len(p.patches)} {patch.subject}: {status} '
+		      f'({time.monotonic() - start:.0f} s)', flush=True)
+	print(f'{len(p.patches) - failed} of {len(p.patches)} patches build', flush=True)
+	return Status.SUCCESS if not failed else Status.FAILURE
+
+
+def cmd_bench(args) -> Status:
+	"""Builds the benchmark kernel and runs markers_bench.ko in it."""
+	p = prepare(install=not args.no_install)
+	build = kbuild.build(p.tree, settings.BENCH)
+	link_build(build)
+	# -icount needs single-threaded TCG; the host-clock runs use the same.
+	settings.TCG_THREADS = 'single'
+	outdir = settings.OUT / 'bench'
+	shutil.rmtree(outdir, ignore_errors=True)
+	outdir.mkdir(parents=True)
+	bench.run(p.qemu, build, outdir, args.runs, args.param or ())
+	print((outdir / 'table.txt').read_text(), end='')
+	print(f'rows in {outdir / "bench.json"}; the method is in Documentation/markers.txt')
+	return Status.SUCCESS
 
 
 def cmd_build(args) -> Status:
@@ -214,6 +315,9 @@ def main(argv: Sequence[str]) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
 	parser.add_argument('--no-install', action='store_true',
 			    help='do not install missing Debian packages')
+	parser.add_argument('--tcg', choices=('single', 'multi'), default=settings.TCG_THREADS,
+			    help='TCG threading of the guests (default: %(default)s; '
+				 'multi loses code modifications, see README.md)')
 	sub = parser.add_subparsers(dest='command')
 	for name, helptext in (('test', 'build every config, boot it, run every test'),
 			       ('build', 'apply the series and build')):
@@ -221,8 +325,17 @@ def main(argv: Sequence[str]) -> int:
 		p.add_argument('--config', action='append',
 			       help='limit to this config (repeatable): ' + ', '.join(settings.MATRIX))
 	sub.add_parser('series', help='write out/series and checkpatch it')
+	sub.add_parser('run', help='boot the patched kernel and show markers at work')
+	sub.add_parser('series-check', help='build the kernel after every patch')
+	p = sub.add_parser('bench', help='run the benchmark in a production kernel')
+	p.add_argument('--runs', type=int, default=settings.BENCH_WALL_RUNS,
+		       help='runs on the host clock, after the -icount run (default: %(default)s)')
+	p.add_argument('--param', action='append',
+		       help='markers_bench parameter, e.g. iterations=100000 (repeatable)')
 	args = parser.parse_args(argv)
-	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series}
+	settings.TCG_THREADS = args.tcg
+	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
+		    'series-check': cmd_series_check, 'bench': cmd_bench}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

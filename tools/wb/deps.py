@@ -53,11 +53,12 @@ def _apt_private(*args: str) -> list:
 def ensure_qemu() -> Path:
 	"""Returns the QEMU the guests run on, fetching it into the cache once.
 
-	Debian 12's QEMU 7.2 loses cross-vCPU code modifications under
-	multi-threaded TCG: an unpatched 6.12 kernel oopses on an int3 of its own
-	text_poke_bp() when ftrace is toggled while other vCPUs run. The QEMU of
-	bookworm-backports does not; it is unpacked under the cache and runs
-	with the libraries Debian 12's qemu-system-x86 brought in.
+	Debian 12's QEMU 7.2, under multi-threaded TCG, oopses an unpatched
+	6.12 kernel on an int3 of its own text_poke_bp() when ftrace is
+	toggled while other vCPUs run; QEMU 10 from bookworm-backports does not
+	(it still loses static key toggles, see settings.QEMU_ARGS). It is
+	unpacked under the cache and runs with the libraries Debian 12's
+	qemu-system-x86 brought in.
 	"""
 	prefix = settings.CACHE / 'qemu'
 	binary = prefix / 'usr/bin' / settings.QEMU_BINARY

@@ -7,7 +7,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 from . import settings
 from .settings import KernelConfig
@@ -77,7 +77,7 @@ def _validate(build: Build, fragment: str) -> None:
 		   for k, v in _requested(fragment).items() if got.get(k, 'n') != v]
 	if dropped:
 		raise WorkbenchError(
-			f'{build.config.name}: olddefconfig did not keep these options, '
+			f'{build.config.name}: allnoconfig did not keep these options, '
 			'probably unmet dependencies (see `make O=' + str(build.dir) +
 			' menuconfig`):\n  ' + '\n  '.join(dropped))
 
@@ -100,9 +100,16 @@ def _stamp(build: Build, fragment: str) -> str:
 	return h.hexdigest()
 
 
-def build(tree: Tree, config: KernelConfig) -> Build:
-	"""Configures and builds @config from the tree's current HEAD, if needed."""
-	b = Build(config, tree, build_dir(tree, config))
+def build(tree: Tree, config: KernelConfig, dirname: str = None,
+	  validate: bool = True) -> Build:
+	"""Configures and builds @config from @tree's worktree, if needed.
+
+	@dirname names the build directory (default: the config's name). Without
+	@validate, options that the configuration cannot have are let go, as
+	those of patches not applied yet (make series-check).
+	"""
+	bdir = build_dir(tree, config)
+	b = Build(config, tree, bdir.with_name(dirname) if dirname else bdir)
 	fragment = fragment_text(config)
 	stamp = _stamp(b, fragment)
 	stamp_file = b.dir / STAMP
@@ -113,10 +120,15 @@ def build(tree: Tree, config: KernelConfig) -> Build:
 	b.dir.mkdir(parents=True, exist_ok=True)
 	stamp_file.unlink(missing_ok=True)
 	saved = b.dir / 'fragment.config'
-	if not saved.is_file() or saved.read_text() != fragment or not (b.dir / '.config').is_file():
-		(b.dir / '.config').write_text(fragment)
-		_make(b, 'olddefconfig', logfile=b.dir / 'config.log')
-		_validate(b, fragment)
+	if (not validate or not saved.is_file() or saved.read_text() != fragment or
+	    not (b.dir / '.config').is_file()):
+		# allnoconfig with the fragments forced: nothing else is built.
+		allconfig = b.dir / 'allconfig.config'
+		allconfig.write_text(fragment)
+		_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
+		      extra=(f'KCONFIG_ALLCONFIG={allconfig}',))
+		if validate:
+			_validate(b, fragment)
 		saved.write_text(fragment)
 
 	log(f'{config.name}: building (log: {b.log})')
@@ -128,9 +140,41 @@ def build(tree: Tree, config: KernelConfig) -> Build:
 	return b
 
 
+def enabled(b: Build, option: str) -> bool:
+	"""Whether @option is y in the build's .config."""
+	return f'\n{option}=y\n' in '\n' + (b.dir / '.config').read_text()
+
+
 def warnings(b: Build) -> List[str]:
 	"""Compiler, linker and objtool warnings of the last full build."""
 	if not b.log.is_file():
 		return []
 	return [line for line in b.log.read_text(errors='replace').splitlines()
 		if re.search(r'\bwarning:', line, re.I)]
+
+
+def series_objects() -> List[str]:
+	"""The objects of the C files the series adds."""
+	return sorted(str(p.relative_to(settings.LINUX_FILES).with_suffix('.o'))
+		      for p in settings.LINUX_FILES.rglob('*.c'))
+
+
+def lint(tree: Tree, config: KernelConfig, objects: List[str]) -> Tuple[bool, str]:
+	"""Compiles @objects with W=1 and sparse (C=2) in a build of its own,
+	configured like @config; returns whether that gave no warning, and the log."""
+	b = Build(config, tree, build_dir(tree, config).with_name(config.name + '-lint'))
+	fragment = fragment_text(config)
+	b.dir.mkdir(parents=True, exist_ok=True)
+	saved = b.dir / 'fragment.config'
+	if not saved.is_file() or saved.read_text() != fragment:
+		allconfig = b.dir / 'allconfig.config'
+		allconfig.write_text(fragment)
+		_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
+		      extra=(f'KCONFIG_ALLCONFIG={allconfig}',))
+		_make(b, 'modules_prepare', logfile=b.dir / 'prepare.log')
+		saved.write_text(fragment)
+	logfile = b.dir / 'lint.log'
+	_make(b, *objects, logfile=logfile, extra=('W=1', 'C=2', 'CHECK=sparse'))
+	text = logfile.read_text(errors='replace')
+	bad = [l for l in text.splitlines() if re.search(r'warning:|error:', l)]
+	return not bad, '\n'.join(bad) if bad else text[-1500:]

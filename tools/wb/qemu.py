@@ -32,7 +32,8 @@ def command(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: 
 	    results: Optional[Path], interactive: bool,
 	    extra: Sequence[str] = ()) -> list:
 	firmware = qemu.parents[1] / 'share/qemu'
-	cmd = [str(qemu), '-L', str(firmware), *settings.QEMU_ARGS, '-smp', str(smp),
+	cmd = [str(qemu), '-L', str(firmware), *settings.QEMU_ARGS,
+	       '-accel', f'tcg,thread={settings.TCG_THREADS}', '-smp', str(smp),
 	       '-kernel', str(image), '-initrd', str(initrd),
 	       '-append', ' '.join([*settings.KERNEL_CMDLINE, *cmdline]),
 	       '-serial', 'mon:stdio' if interactive else 'stdio',

@@ -26,7 +26,7 @@ APT_PACKAGES = (
 	SOURCE_PACKAGE,
 	'qemu-system-x86', 'busybox-static', 'ccache',
 	'build-essential', 'bc', 'bison', 'flex', 'libssl-dev', 'libelf-dev',
-	'cpio', 'kmod', 'xz-utils', 'python3', 'git', 'perl', 'rsync',
+	'cpio', 'kmod', 'xz-utils', 'python3', 'git', 'perl', 'rsync', 'sparse',
 )
 
 # Identity written into the generated patches.
@@ -38,10 +38,12 @@ COMMIT_DATE = '2026-01-01T00:00:00+0000'
 
 @dataclass(frozen=True)
 class KernelConfig:
-	"""One kernel of the test matrix."""
+	"""One kernel of the test matrix: allnoconfig plus its fragments."""
 	name: str
 	description: str
 	fragments: Tuple[str, ...]
+	boot: bool = True		# boot it and run the guest tests
+	suites: Tuple[str, ...] = ()	# KUnit suites that must run, at and after boot
 	boot_timeout: int = 900		# seconds, for the whole guest run
 	cmdline: Tuple[str, ...] = ()
 	smp: int = 4
@@ -49,13 +51,45 @@ class KernelConfig:
 
 # The matrix of `make test`, in build order.
 MATRIX = {
-	'test': KernelConfig(
-		name='test',
-		description='x86_64 defaults (IBT, retpolines, rethunk, ORC, '
-			    'PREEMPT) with KUnit, kprobes, ftrace',
-		fragments=('common', 'test'),
-		boot_timeout=900),
+	'debug': KernelConfig(
+		name='debug',
+		description='x86_64 defaults (IBT, retpolines, rethunk, ORC, PREEMPT), '
+			    'lockdep, KASAN, kmemleak, fault injection',
+		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
+		suites=('immediate', 'markers', 'kprobes_test')),
+	'rt': KernelConfig(
+		name='rt',
+		description='PREEMPT_RT',
+		fragments=('base', 'x86', 'tracing', 'markers', 'rt'),
+		suites=('immediate', 'markers', 'kprobes_test')),
+	'generic': KernelConfig(
+		name='generic',
+		description='no architecture support: asm-generic immediate values',
+		fragments=('base', 'x86', 'markers', 'generic'),
+		cmdline=('wb.no_bench=1',),
+		suites=('immediate', 'markers')),
+	'nomarkers': KernelConfig(
+		name='nomarkers',
+		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
+		fragments=('base', 'x86', 'nomarkers'),
+		boot=False),
 }
+
+# The kernel of `make bench`: a production configuration (no debugging).
+BENCH = KernelConfig(
+	name='bench',
+	description='x86_64 defaults, ftrace, kprobes, markers; no debugging options',
+	fragments=('base', 'x86', 'bench'))
+# Runs of the benchmark: one under -icount (the guest clock counts guest
+# instructions: exact and repeatable), then some on the host's clock.
+BENCH_WALL_RUNS = 3
+BENCH_ICOUNT_ARGS = ('-icount', 'shift=0,sleep=off')
+BENCH_TIMEOUT = 1200
+
+# The kernel `make run` boots; the configuration of `make series-check`
+# (every option the series adds, built after each patch).
+RUN_CONFIG = 'debug'
+SERIES_CHECK_CONFIG = 'rt'
 
 QEMU_BINARY = 'qemu-system-x86_64'
 # Where the workbench's own QEMU comes from (see deps.ensure_qemu()).
@@ -63,14 +97,22 @@ QEMU_APT_SOURCE = 'deb http://deb.debian.org/debian bookworm-backports main'
 QEMU_APT_RELEASE = 'bookworm-backports'
 QEMU_PACKAGES = ('qemu-system-x86', 'qemu-system-common', 'qemu-system-data')
 QEMU_KERNEL_IMAGE = 'arch/x86/boot/bzImage'
-# Multi-threaded TCG (no KVM here), qboot, and two serial ports: ttyS0 is
-# the console, ttyS1 carries the guest's results to the host.
+# TCG (no KVM here), qboot, and two serial ports: ttyS0 is the console,
+# ttyS1 carries the guest's results to the host.
+#
+# Single-threaded TCG: its vCPUs take turns, and a guest cpu_relax() hands
+# over to the next, so code runs on one vCPU while another patches it, at
+# translation-block granularity. Multi-threaded TCG (QEMU 7.2 and 10) loses
+# cross-vCPU code modification: unpatched 6.12, toggling one upstream static
+# key while three kthreads run its site, dies on a stale int3 (see
+# README.md, "Why single-threaded TCG"); --tcg=multi reproduces it.
 QEMU_ARGS = (
 	'-nodefaults', '-no-reboot', '-display', 'none',
 	'-bios', 'qboot.rom',
-	'-accel', 'tcg,thread=single',
 	'-m', '2048',
 )
+TCG_THREADS = 'single'
+
 KERNEL_CMDLINE = (
 	'console=ttyS0', 'panic=-1', 'oops=panic', 'initramfs_async=0',
 	'printk.devkmsg=on',

@@ -38,10 +38,11 @@ def git_out(repo: Path, *args: str) -> str:
 class Tree:
 	package_version: str
 	root: Path
+	worktree: str = 'linux'		# the worktree kernels build from
 
 	@property
 	def src(self) -> Path:
-		return self.root / 'linux'
+		return self.root / self.worktree
 
 	@property
 	def scratch(self) -> Path:

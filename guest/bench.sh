@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wb.mode=bench (sourced by /init): loads markers_bench, which measures
+# while it loads, and sends its "markers_bench: ROW VALUE UNIT" lines to
+# the host in a "bench" section. wb.bench_args= passes module parameters,
+# comma-separated.
+
+results_open
+section bench
+emit "@@ suite markers_bench"
+args=$(cmdline_value wb.bench_args | tr ',' ' ')
+dmesg -c >/dev/null
+echo "== modprobe markers_bench $args"
+# shellcheck disable=SC2086 # the parameters are words on purpose
+if modprobe markers_bench $args; then
+	dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p' >&3
+else
+	emit "modprobe_failed 1 -"
+fi
+rmmod markers_bench 2>/dev/null
+section end

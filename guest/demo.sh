@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wb.mode=run (sourced by /init): markers at work, for a newcomer.
+
+T=/sys/kernel/tracing
+M=$T/markers
+
+# show TITLE: a heading; cmd CMD...: print a command, then run it.
+show() { printf '\n\033[1m### %s\033[0m\n' "$*"; }
+cmd() { echo "# $*"; sh -c "$*"; }
+
+results_open
+show "Markers are listed in $M/list (name, state, probes, sites, module, format)"
+cmd "head -n 6 $M/list"
+
+show "Load samples/markers/marker-example: its markers fire on /proc/marker-example"
+cmd "modprobe marker-example"
+cmd "grep -E '^(# name|sample_)' $M/list"
+
+show "A disabled site: the 2-byte jump slot (eb) skips mov/test/jne; the immediate is 0"
+cmd "grep '^sample_read ' $M/sites"
+
+show "Switch sample_read on from the shell: the slot now jumps to the probe block"
+cmd "echo sample_read > $M/enable"
+cmd "grep '^sample_read ' $M/sites"
+cmd "grep '^sample_read ' $M/list"
+
+show "Fire it three times, and read the events from trace_pipe"
+cmd "for i in 1 2 3; do cat /proc/marker-example > /dev/null; done"
+cmd "head -n 3 $T/trace_pipe"
+
+show "Switch it off: one jump again"
+cmd "echo '!sample_read' > $M/enable"
+cmd "grep '^sample_read ' $M/sites"
+
+show "A probe from a module: samples/markers/probe-example counts the hits"
+cmd "modprobe probe-example"
+cmd "echo hello > /proc/marker-example; cat /proc/marker-example > /dev/null"
+cmd "cat /proc/marker-probe-example"
+cmd "rmmod probe_example marker_example"
+
+emit "@@ section end"
+show "Done. Documentation/markers.txt has the rest."

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# /sys/kernel/tracing/markers from a root shell: the list, switching a
+# marker on and off, its events in the trace, and every kind of bad input,
+# which must fail with its error and change nothing.
+
+suite markers_tracefs
+T=/sys/kernel/tracing
+M=$T/markers
+
+if [ ! -d "$M" ]; then
+	skip "tracefs markers directory" "no $M (no CONFIG_EVENT_TRACING)"
+	return 0
+fi
+
+state() { cat "$M/list" "$M/enable"; }
+row() { grep -E "^$1 " "$M/list"; }
+
+expect "the list has a header" grep -q '^# name' "$M/list"
+expect "modprobe marker-example" modprobe marker-example
+expect "list: sample_read of marker_example, off, 0 probes, 1 site" \
+	sh -c "grep -Eq '^sample_read +off +0 +1 +marker_example +\"pid %d count %zu pos %lld\"' $M/list"
+expect "list: the marker_enabled() guard sample_write_crc is a site" \
+	sh -c "grep -Eq '^sample_write_crc +off +0 +2 +marker_example ' $M/list"
+
+echo > "$T/trace"
+expect_write "switch sample_read on" "$M/enable" "sample_read\n" ok
+expect_eq "enable lists sample_read" sample_read "$(cat "$M/enable")"
+expect "list: sample_read on, 1 probe" sh -c "grep -Eq '^sample_read +on +1 +1 ' $M/list"
+cat /proc/marker-example >/dev/null
+expect "the trace has a marker_hit event of sample_read with its arguments" \
+	grep -Eq "marker_hit: sample_read: pid [0-9]+ count [0-9]+ pos 0" "$T/trace"
+
+before=$(state)
+expect_write "on twice: EBUSY" "$M/enable" "sample_read" "Device or resource busy"
+expect_write "unknown marker: ENOENT" "$M/enable" "no_such_marker" "No such file or directory"
+expect_write "off an unknown marker: ENOENT" "$M/enable" "!no_such_marker" "No such file or directory"
+expect_write "off a marker not on here: ENOENT" "$M/enable" "!sample_write" "No such file or directory"
+expect_write "empty: EINVAL" "$M/enable" "\n" "Invalid argument"
+expect_write "not an identifier: EINVAL" "$M/enable" "sample-read" "Invalid argument"
+expect_write "two names: EINVAL" "$M/enable" "sample_read sample_write" "Invalid argument"
+expect_write "a NUL byte: EINVAL" "$M/enable" "sample_write\0x" "Invalid argument"
+expect_write "a lone !: EINVAL" "$M/enable" "!" "Invalid argument"
+expect_write "65 characters: EINVAL" "$M/enable" \
+	"a234567890123456789012345678901234567890123456789012345678901234x" "Invalid argument"
+expect_write "a page of data: EINVAL" "$M/enable" "$(head -c 4096 /dev/zero | tr '\0' a)" \
+	"Invalid argument"
+expect_eq "no error changed anything" "$before" "$(state)"
+
+if id nobody >/dev/null 2>&1; then
+	out=$(su nobody -s /bin/sh -c "echo sample_write > $M/enable" 2>&1)
+	case "$out" in
+	*"Permission denied"*) pass "non-root cannot switch a marker on" ;;
+	*) fail "non-root cannot switch a marker on" "$out" ;;
+	esac
+	out=$(su nobody -s /bin/sh -c "cat $M/list" 2>&1)
+	case "$out" in
+	*"Permission denied"*) pass "non-root cannot read the list" ;;
+	*) fail "non-root cannot read the list" "$out" ;;
+	esac
+fi
+expect_eq "non-root changed nothing" "$before" "$(state)"
+
+expect_write "switch sample_read off" "$M/enable" "!sample_read" ok
+expect_eq "enable is empty" "" "$(cat "$M/enable")"
+echo > "$T/trace"
+cat /proc/marker-example >/dev/null
+expect_eq "no event once off" 0 "$(grep -c marker_hit "$T/trace")"
+expect "list: sample_read off, 0 probes" sh -c "grep -Eq '^sample_read +off +0 +1 ' $M/list"
+
+expect_write "switch sample_write on, then unload its module" "$M/enable" "sample_write" ok
+expect "rmmod marker-example" rmmod marker_example
+expect "list: sample_write waits for its module (-), still on" \
+	sh -c "grep -Eq '^sample_write +on +1 +0 +- ' $M/list"
+expect "modprobe marker-example again" modprobe marker-example
+echo > "$T/trace"
+echo hello > /proc/marker-example
+expect "reloaded, sample_write fires at once" \
+	grep -Eq "marker_hit: sample_write: pid [0-9]+ len 6 data hello" "$T/trace"
+expect_write "switch sample_write off" "$M/enable" "!sample_write" ok
+expect "rmmod marker-example" rmmod marker_example
+expect "list: no sample marker left" sh -c "! grep -q '^sample_' $M/list"

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Last, since it cannot be undone: under lockdown=confidentiality the
+# markers' tracefs files refuse to open (LOCKDOWN_TRACEFS).
+
+suite markers_lockdown
+M=/sys/kernel/tracing/markers
+L=/sys/kernel/security/lockdown
+
+mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+if [ ! -d "$M" ] || [ ! -w "$L" ]; then
+	skip "lockdown refuses the markers files" "no $M or no $L"
+	return 0
+fi
+
+expect "raise lockdown to confidentiality" sh -c "echo confidentiality > $L"
+expect_write "enable refuses to open" "$M/enable" "sample_read" "Operation not permitted"
+out=$(cat "$M/list" 2>&1)
+case "$out" in
+*"Operation not permitted"*) pass "list refuses to open" ;;
+*) fail "list refuses to open" "$out" ;;
+esac

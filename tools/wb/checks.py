@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Checks the host makes itself, each giving test cases: the corpus of
+scripts/checkpatch-markers.sh, the bytes of the sites in the built kernels,
+and what a CONFIG_MARKERS=n kernel must not carry."""
+
+import re
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from . import settings
+from .kbuild import Build
+from .results import Case
+
+CORPUS = settings.REPO / 'tests/checkpatch-markers'
+SITE_BYTES = re.compile(r'66 90 b0 00 84 c0 (75 ..|0f 85 .. .. .. ..)')
+
+
+def _checkpatch_markers(src: Path, args: Sequence[str], cwd: Path = None):
+	return subprocess.run(['bash', str(src / 'scripts/checkpatch-markers.sh'), *args],
+			      cwd=cwd, capture_output=True, text=True)
+
+
+def _corpus_groups(kind: str) -> Dict[str, List[Path]]:
+	"""The corpus files of good/ or bad/, those of a pair grouped."""
+	groups: Dict[str, List[Path]] = {}
+	for path in sorted((CORPUS / kind).rglob('*')):
+		if path.suffix not in ('.c', '.h', '.patch'):
+			continue
+		rel = path.relative_to(CORPUS)
+		key = re.sub(r'\.pair-\d+', '', str(rel))
+		groups.setdefault(key, []).append(path)
+	return groups
+
+
+def _expectations(path: Path):
+	return [(int(line), text.strip()) for line, text in
+		re.findall(r'expect: (\d+): (.*?)(?:\*/)?$', path.read_text(), re.M)]
+
+
+def corpus_cases(src: Path) -> List[Case]:
+	"""Every good case passes; every finding of every bad case is reported."""
+	cases = []
+	for key, paths in _corpus_groups('good').items():
+		files = [str(p.relative_to(CORPUS)) for p in paths]
+		proc = _checkpatch_markers(src, files, cwd=CORPUS)
+		cases.append(Case(f'checkpatch-markers accepts {key}',
+				  proc.returncode == 0 and not proc.stdout,
+				  f'exit {proc.returncode}\n{proc.stdout}{proc.stderr}'))
+	for key, paths in _corpus_groups('bad').items():
+		files = [str(p.relative_to(CORPUS)) for p in paths]
+		proc = _checkpatch_markers(src, files, cwd=CORPUS)
+		reports = proc.stdout.splitlines()
+		missing = []
+		for path in paths:
+			for line, text in _expectations(path):
+				if not any(re.search(rf':{line}: .*{re.escape(text)}', r) for r in reports):
+					missing.append(f'{path.name}:{line}: {text}')
+		ok = proc.returncode == 1 and not missing and bool(_expectations(paths[-1]))
+		cases.append(Case(f'checkpatch-markers reports every finding of {key}', ok,
+				  f'exit {proc.returncode}; missing: {missing}\n{proc.stdout}'))
+	return cases
+
+
+def series_markers_case(src: Path, patches: Sequence[Path]) -> Case:
+	proc = _checkpatch_markers(src, [str(p) for p in patches])
+	return Case('checkpatch-markers accepts the markers of the series',
+		    proc.returncode == 0, proc.stdout + proc.stderr)
+
+
+def _modules(build: Build) -> List[Path]:
+	return sorted(build.dir.rglob('*.ko'))
+
+
+def site_cases(build: Build, outdir: Path) -> List[Case]:
+	"""Every site of vmlinux and of the modules holds the documented bytes."""
+	files = [build.dir / 'vmlinux', *_modules(build)]
+	proc = _checkpatch_markers(build.tree.src, ['--binary', '-v', *map(str, files)])
+	listing = outdir / 'marker-sites.txt'
+	listing.write_text(proc.stderr)
+	sites = [l for l in proc.stderr.splitlines() if SITE_BYTES.search(l)]
+	cases = [Case(f'{build.config.name}: all {len(sites)} marker sites, kernel and modules, '
+		      'hold the documented bytes as built', proc.returncode == 0 and len(sites) > 0,
+		      proc.stdout + proc.stderr[-2000:])]
+
+	# objdump of one disabled site of the kernel, as the documentation shows it.
+	m = re.search(r'vmlinux: \.text\+0x([0-9a-f]+):', proc.stderr)
+	if m:
+		text = subprocess.run(['readelf', '-SW', str(files[0])], capture_output=True,
+				      text=True).stdout
+		base = int(re.search(r'\] \.text\s+PROGBITS\s+([0-9a-f]+)', text).group(1), 16)
+		start = base + int(m.group(1), 16)
+		dump = subprocess.run(['objdump', '-d', f'--start-address={start:#x}',
+				       f'--stop-address={start + 12:#x}', str(files[0])],
+				      capture_output=True, text=True).stdout
+		(outdir / 'marker-site-objdump.txt').write_text(dump)
+		insns = re.findall(r'^\s*[0-9a-f]+:\t([0-9a-f ]+?)\s*\t', dump, re.M)
+		cases.append(Case(f'{build.config.name}: objdump -d of a disabled site shows '
+				  '66 90 / b0 00 / 84 c0 / jne', ' '.join(insns[:3]) ==
+				  '66 90 b0 00 84 c0' and insns[3:4] != [] and
+				  insns[3].split()[0] in ('75', '0f'), dump))
+	return cases
+
+
+def nomarkers_cases(build: Build) -> List[Case]:
+	"""With CONFIG_MARKERS=n: no marker data or code, in the kernel or the samples."""
+	vmlinux = build.dir / 'vmlinux'
+	syms = subprocess.run(['nm', str(vmlinux)], capture_output=True, text=True).stdout
+	bounds = dict((name, addr) for addr, _, name in
+		      (l.split() for l in syms.splitlines() if len(l.split()) == 3)
+		      if name in ('__start___marker_sites', '__stop___marker_sites'))
+	leftovers = [l for l in syms.splitlines()
+		     if re.search(r'\b(__mstrtab_|__marker_|marker_probe_cb|imv_init)', l)]
+	cases = [Case('nomarkers: vmlinux has an empty site table and no marker symbol',
+		      bounds.get('__start___marker_sites') == bounds.get('__stop___marker_sites')
+		      and not leftovers, f'{bounds}\n' + '\n'.join(leftovers[:20]))]
+	samples = sorted((build.dir / 'samples/markers').glob('*.ko'))
+	cases.append(Case('nomarkers: the samples build', len(samples) == 2,
+			  ' '.join(map(str, samples))))
+	for ko in samples:
+		sections = subprocess.run(['readelf', '-SW', str(ko)], capture_output=True,
+					  text=True).stdout
+		undefined = subprocess.run(['nm', '-u', str(ko)], capture_output=True,
+					   text=True).stdout
+		found = re.findall(r'__markers\w*|__marker_sites|__imv\b', sections)
+		found += re.findall(r'marker_probe_cb', undefined)
+		cases.append(Case(f'nomarkers: {ko.name} has no marker section and calls nothing',
+				  not found, ' '.join(found)))
+	return cases
