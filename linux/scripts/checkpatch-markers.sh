@@ -5,8 +5,8 @@
 # binaries. See Documentation/markers.txt.
 #
 # Usage:
-#   scripts/checkpatch-markers.sh [FILE.c|FILE.h|FILE.patch]...
-#   scripts/checkpatch-markers.sh --binary [-v] [vmlinux|FILE.ko]...
+#   [FILE.c|FILE.h|FILE.patch]...	check sources, or the lines a patch adds
+#   --binary [-v] [vmlinux|FILE.ko]...	check the compiled sites
 #
 # Source mode checks every MARK(), MARK_PRIVATE(), _MARK() and
 # marker_enabled() of the files (for a patch: of the lines it adds to C
@@ -137,14 +137,18 @@ check_sources()
 		return out
 	}
 
-	function check_call(kind, args, nargs, file, line, added, fn_attr,    name, fmt, text, nconv, first) {
+	function check_call(kind, args, nargs, file, line, added, fn_attr,
+			    name, fmt, text, nconv, first) {
 		name = args[1]
 		if (name !~ /^[a-z][a-z0-9]*(_[a-z0-9]+)+$/)
-			report(file, line, "marker name \"" name "\" is not an identifier of the form subsystem_event")
+			report(file, line, "marker name \"" name "\" is not an identifier " \
+			       "of the form subsystem_event")
 		if (fn_attr ~ /noinstr|entry/)
-			report(file, line, kind "() in " fn_attr " code: markers must not be used there")
+			report(file, line, kind "() in " fn_attr " code: " \
+			       "markers must not be used there")
 		else if (fn_attr ~ /__init|__exit/ && kind != "_MARK")
-			report(file, line, kind "() in " fn_attr " code: use _MARK(), which is never patched")
+			report(file, line, kind "() in " fn_attr " code: " \
+			       "use _MARK(), which is never patched")
 		if (kind == "marker_enabled")
 			return
 		first = (kind == "MARK_PRIVATE") ? 3 : 2
@@ -160,12 +164,15 @@ check_sources()
 		}
 		nconv = conversions(text)
 		if (nconv < 0)
-			report(file, line, "the format of " name " has an unknown conversion: \"" text "\"")
+			report(file, line, "the format of " name \
+			       " has an unknown conversion: \"" text "\"")
 		else if (nconv != nargs - first)
-			report(file, line, "the format of " name " has " nconv " conversions for " nargs - first " arguments")
+			report(file, line, "the format of " name " has " nconv \
+			       " conversions for " nargs - first " arguments")
 		if (name in formats) {
 			if (formats[name] != text)
-				report(file, line, "marker " name " has format \"" text "\" here, \"" formats[name] "\" at " where[name])
+				report(file, line, "marker " name " has format \"" text \
+				       "\" here, \"" formats[name] "\" at " where[name])
 		} else {
 			formats[name] = text
 			where[name] = file ":" line
@@ -286,9 +293,11 @@ check_sources()
 				if (c == "(")
 					pdepth++
 				else if (c == ")" && --pdepth == 0) {
-					nargs = split_args(substr(pending, 1, length(pending) - 1), args)
+					inner = substr(pending, 1, length(pending) - 1)
+					nargs = split_args(inner, args)
 					if (padded)
-						check_call(pkind, args, nargs, pfile, pline, padded, pattr)
+						check_call(pkind, args, nargs, pfile, pline,
+							   padded, pattr)
 					pending = ""
 				}
 				continue
@@ -410,7 +419,10 @@ vmlinux_sites()
 	[ -n "$table" ] || return 0
 	while read -r name saddr soff ssize; do
 		case "$name" in
-		*text*) texts+="$name $(( 0x$saddr - table )) $(( 0x$ssize )) $(( 0x$soff ))"$'\n' ;;
+		*text*)
+			texts+="$name $(( 0x$saddr - table )) $(( 0x$ssize ))"
+			texts+=" $(( 0x$soff ))"$'\n'
+			;;
 		esac
 	done <<< "$2"
 	od -An -v -t d4 -j "$fileoff" -N "$size" "$1" |
@@ -446,7 +458,8 @@ site_bytes()
 			my ($sec, $off, $pos) = split;
 			next unless defined $pos;
 			seek($f, $pos, 0); read($f, my $b, 12);
-			print "$sec $off ", join(" ", map { sprintf("%02x", $_) } unpack("C*", $b)), "\n";
+			my @hex = map { sprintf("%02x", $_) } unpack("C*", $b);
+			print "$sec $off ", join(" ", @hex), "\n";
 		}' "$1"
 }
 
@@ -469,12 +482,14 @@ check_binary()
 		fi
 		while read -r sec off bytes; do
 			[ -n "$sec" ] || continue
-			[ -n "$VERBOSE" ] && printf '%s: %s+0x%x: %s\n' "$f" "$sec" "$off" "$bytes" >&2
+			[ -n "$VERBOSE" ] &&
+				printf '%s: %s+0x%x: %s\n' "$f" "$sec" "$off" "$bytes" >&2
 			case "$bytes" in
 			"66 90 b0 00 84 c0 75 "*|"66 90 b0 00 84 c0 0f 85 "*) ;;
 			*)
-				printf '%s: %s+0x%x: site holds %s, not 66 90 b0 00 84 c0 75|0f 85\n' \
-				       "$f" "$sec" "$off" "$bytes"
+				printf '%s: %s+0x%x: site holds %s, %s\n' \
+				       "$f" "$sec" "$off" "$bytes" \
+				       "not 66 90 b0 00 84 c0 75|0f 85"
 				findings=1
 				;;
 			esac

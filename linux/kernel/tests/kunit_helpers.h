@@ -37,8 +37,9 @@ static inline int kunit_run_program(char **argv)
 
 static inline void kunit_unload_module(struct kunit *test, const char *name)
 {
-	KUNIT_ASSERT_EQ_MSG(test, kunit_run_program((char *[]){ "/sbin/rmmod", (char *)name, NULL }),
-			    0, "rmmod %s failed", name);
+	char *argv[] = { "/sbin/rmmod", (char *)name, NULL };
+
+	KUNIT_ASSERT_EQ_MSG(test, kunit_run_program(argv), 0, "rmmod %s failed", name);
 }
 
 /*
@@ -64,7 +65,7 @@ static inline bool kunit_nth_alloc_failed(void)
 	return kunit_alloc_fault.calls >= kunit_alloc_fault.nth;
 }
 
-static void *kunit_failing_alloc(size_t size)
+static inline void *kunit_failing_alloc(size_t size)
 {
 	if (++kunit_alloc_fault.calls == kunit_alloc_fault.nth)
 		return NULL;

@@ -338,13 +338,13 @@ static int bench_mark_unswitch(void *name)
 
 static int bench_key_switch(void *key)
 {
-	static_branch_enable(key);
+	static_branch_enable((struct static_key_false *)key);
 	return 0;
 }
 
 static int bench_key_unswitch(void *key)
 {
-	static_branch_disable(key);
+	static_branch_disable((struct static_key_false *)key);
 	return 0;
 }
 
