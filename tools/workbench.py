@@ -183,6 +183,10 @@ def test_config(p: Prepared, config: settings.KernelConfig) -> Counts:
 	warnings = kbuild.warnings(build)
 	cases = [Case(f'{config.name}: build has no compiler, linker or objtool warning',
 		      not warnings, '\n'.join(warnings))]
+	if config.lint:
+		clean, report = kbuild.lint(p.tree, config, kbuild.series_objects())
+		cases.append(Case(f'{config.name}: W=1 and sparse report nothing on the new files '
+				  'of the series', clean, report))
 	if kbuild.enabled(build, 'CONFIG_IMMEDIATE'):
 		cases += checks.site_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
@@ -293,14 +297,12 @@ def cmd_bench(args) -> Status:
 	p = prepare(install=not args.no_install)
 	build = kbuild.build(p.tree, settings.BENCH)
 	link_build(build)
-	# -icount needs single-threaded TCG; the host-clock runs use the same.
-	settings.TCG_THREADS = 'single'
 	outdir = settings.OUT / 'bench'
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
-	bench.run(p.qemu, build, outdir, args.runs, args.param or ())
-	print((outdir / 'table.txt').read_text(), end='')
-	print(f'rows in {outdir / "bench.json"}; the method is in Documentation/markers.txt')
+	json_path, table_path = bench.run(p.qemu, build, outdir, args.runs, args.param or ())
+	print(table_path.read_text(), end='')
+	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
 	return Status.SUCCESS
 
 

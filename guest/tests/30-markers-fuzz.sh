@@ -26,12 +26,14 @@ while [ $i -lt $WRITES ]; do
 		tr -c 'a-z_!\n' '\000' < /tmp/fuzz > /tmp/fuzz2
 		mv /tmp/fuzz2 /tmp/fuzz
 	fi
+	# dd reports "dd: error writing '...': REASON", then its record counts.
 	if err=$(dd if=/tmp/fuzz of="$M/enable" bs=65536 conv=notrunc 2>&1 >/dev/null); then
 		bad="$bad$(od -An -c /tmp/fuzz | head -n 2): accepted\n"
 	else
-		case "${err##*: }" in
+		err=$(printf '%s\n' "$err" | sed -n '1s/.*: //p')
+		case "$err" in
 		"Invalid argument"|"No such file or directory") ;;
-		*) bad="$bad$len bytes: ${err##*: }\n" ;;
+		*) bad="$bad$len bytes: $err\n" ;;
 		esac
 	fi
 	i=$((i + 1))

@@ -4,6 +4,12 @@
 # up by test.sh) fails each allocation of switching a marker on through
 # tracefs in turn, with /proc/self/fail-nth: every failure is ENOMEM and
 # leaves everything as it was; past the last allocation the switch works.
+#
+# Another marker is on meanwhile, so that the markers:marker_hit event is
+# already enabled: the injection then covers the markers' allocations and
+# not those of enabling a trace event, where upstream 6.12 does not
+# propagate a failure of tracing_start_cmdline_record() and WARNs later in
+# tracepoint_probe_unregister().
 
 suite markers_nomem
 M=/sys/kernel/tracing/markers
@@ -16,6 +22,7 @@ fi
 state() { cat "$M/list" "$M/enable"; }
 
 modprobe marker-example
+expect_write "switch sample_write on, enabling the event" "$M/enable" sample_write ok
 before=$(state)
 n=1
 failed=0
@@ -32,7 +39,7 @@ while [ $n -le 200 ]; do
 	if [ "$left" != 0 ]; then
 		# The write met fewer than N fault points: it must have worked.
 		finished=1
-		[ "$(cat "$M/enable")" = sample_read ] || bad="${bad}n=$n: not on: $out\n"
+		grep -qx sample_read "$M/enable" || bad="${bad}n=$n: not on: $out\n"
 		break
 	fi
 	case "$out" in
@@ -46,14 +53,16 @@ while [ $n -le 200 ]; do
 		;;
 	*)
 		# The failure was absorbed (a retry, a fallback): switched on.
-		[ "$(cat "$M/enable")" = sample_read ] || bad="${bad}n=$n: not on: $out\n"
+		grep -qx sample_read "$M/enable" || bad="${bad}n=$n: not on: $out\n"
 		echo '!sample_read' > "$M/enable"
 		;;
 	esac
 	n=$((n + 1))
 done
 expect_eq "every failed allocation gives ENOMEM and changes nothing" "" "$(printf '%b' "$bad")"
-expect "some allocations were failed ($failed of $n)" [ "$failed" -gt 0 ]
+echo "failed $failed of the first $n allocations"
+expect "some allocations were failed" [ "$failed" -gt 0 ]
 expect "past the last allocation, the switch works" [ "$finished" = 1 ]
 expect_write "switch sample_read off" "$M/enable" "!sample_read" ok
+expect_write "switch sample_write off" "$M/enable" "!sample_write" ok
 expect "rmmod marker-example" rmmod marker_example

@@ -4,15 +4,24 @@ footprint rows from its objects, and writes one table.
 
 The guest prints "markers_bench: ROW VALUE UNIT" lines (lib/markers_bench/
 bench.c); guest/bench.sh forwards them on the results channel, in a
-"bench" section.
+"bench" section. Two modes:
+
+  icount  single-threaded TCG with -icount shift=0: the guest clock counts
+	  guest instructions (1 ns = 1 instruction), exact and repeatable;
+  wall	  multi-threaded TCG, vCPUs are host threads: the host's clock,
+	  median and range of several runs.
+
+TCG models no caches and no branch predictor: the wall figures rank the
+mechanisms, they are not the cycles of real hardware.
 """
 
 import json
+import platform
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import initramfs, qemu, results, settings
 from .kbuild import Build
@@ -20,19 +29,15 @@ from .shell import WorkbenchError, log, output
 
 ROW = re.compile(r'^([a-z0-9_.]+) (\d+) (\S+)$')
 
-# The footprint objects, each one instrumented call; fp_none is the reference.
-FOOTPRINT = (('mark', 'MARK()'), ('static', 'static branch'),
-	     ('trace', 'TRACE_EVENT'))
+# The footprint objects (lib/markers_bench/fp_*.c): one instrumented call
+# each, the function bench_fp_<function>; fp_none is the reference.
+FOOTPRINT = (('none', 'none'), ('mark', 'mark'), ('static', 'static_branch'),
+	     ('trace', 'trace_event'))
+
+Rows = Dict[str, Tuple[int, str]]
 
 
-@dataclass
-class Row:
-	unit: str
-	icount: int = None
-	wall: List[int] = field(default_factory=list)
-
-
-def parse_rows(text: str) -> Dict[str, Tuple[int, str]]:
+def parse_rows(text: str) -> Rows:
 	"""The rows of the "bench" section of a results channel."""
 	rows = {}
 	for _, lines in results.split_channel(text).get('bench', []):
@@ -43,108 +48,184 @@ def parse_rows(text: str) -> Dict[str, Tuple[int, str]]:
 	return rows
 
 
-def run_guest(qemu_binary: Path, build: Build, initrd: Path, outdir: Path, icount: bool,
-	      module_args: Sequence[str]) -> Dict[str, Tuple[int, str]]:
-	"""Boots the benchmark kernel once and returns its rows."""
+def run_guest(qemu_binary: Path, build: Build, initrd: Path, outdir: Path, mode: str,
+	      module_args: Sequence[str]) -> Rows:
+	"""Boots the benchmark kernel once in @mode ('icount' or 'wall')."""
 	cmdline = ['wb.mode=bench', 'quiet']
 	if module_args:
 		cmdline.append('wb.bench_args=' + ','.join(module_args))
+	icount = mode == 'icount'
 	guest = qemu.boot(qemu_binary, build.image, initrd, cmdline, build.config.smp,
 			  settings.BENCH_TIMEOUT, outdir / 'console.log', outdir / 'results.txt',
-			  extra=settings.BENCH_ICOUNT_ARGS if icount else ())
-	text = (outdir / 'results.txt').read_text(errors='replace') \
-		if (outdir / 'results.txt').is_file() else ''
-	splats = results.splats(outdir / 'console.log')
+			  extra=settings.BENCH_ICOUNT_ARGS if icount else (),
+			  tcg='single' if icount else settings.BENCH_WALL_TCG)
+	channel = outdir / 'results.txt'
+	text = channel.read_text(errors='replace') if channel.is_file() else ''
 	if guest.status != qemu.GuestStatus.POWERED_OFF or '@@ section end' not in text:
-		raise WorkbenchError(f'benchmark guest {guest.status.value}, see '
+		raise WorkbenchError(f'benchmark guest ({mode}) {guest.status.value}, see '
 				     f'{outdir / "console.log"}')
+	splats = results.splats(outdir / 'console.log')
 	if splats:
-		raise WorkbenchError('the benchmark kernel complained:\n' + '\n'.join(splats[:20]))
+		raise WorkbenchError(f'the benchmark kernel ({mode}) complained:\n' +
+				     '\n'.join(splats[:20]))
 	rows = parse_rows(text)
 	bad = [r for r in rows if re.search(r'failed|missing|not_optimized|needs_', r)]
 	if 'done' not in rows or bad:
-		raise WorkbenchError(f'benchmark incomplete (rows: {", ".join(bad) or "no done"}); '
-				     f'see {outdir / "console.log"}')
-	log(f'benchmark run: {len(rows)} rows in {guest.seconds:.0f} s')
+		raise WorkbenchError(f'benchmark ({mode}) incomplete: {", ".join(bad) or "no done row"}'
+				     f'; see {outdir / "console.log"}')
+	log(f'benchmark, {mode}: {len(rows)} rows in {guest.seconds:.0f} s')
 	return rows
 
 
-def _section_sizes(obj: Path) -> Dict[str, Tuple[int, str]]:
+# --- footprint ---------------------------------------------------------------
+
+def _sections(obj: Path) -> Dict[str, Tuple[int, str]]:
 	"""Allocated sections of @obj: name -> (size, flags)."""
-	sizes = {}
+	sections = {}
 	for line in output(['readelf', '-S', '-W', str(obj)]).splitlines():
 		m = re.match(r'\s*\[\s*\d+\]\s+(\S+)\s+\S+\s+[0-9a-f]+\s+[0-9a-f]+\s+'
 			     r'([0-9a-f]+)\s+[0-9a-f]+\s+([A-Z]*)', line)
 		if m and 'A' in m.group(3):
-			sizes[m.group(1)] = (int(m.group(2), 16), m.group(3))
-	return sizes
+			sections[m.group(1)] = (int(m.group(2), 16), m.group(3))
+	return sections
 
 
-def footprint(build: Build) -> Dict[str, Tuple[int, str]]:
-	"""Bytes each mechanism adds to one call, from lib/markers_bench/fp_*.o:
-	code (executable sections) and data (every other allocated section:
-	metadata tables, strings, keys, event descriptions)."""
+def _hot_bytes(obj: Path, function: str) -> int:
+	"""Bytes of @function from its entry to the end of its first return (a
+	ret, or the jmp to __x86_return_thunk): the straight line a call runs
+	through while the instrumentation is off."""
+	start = last_jmp_end = None
+	for line in output(['objdump', '-dr', '-j', '.text', str(obj)]).splitlines():
+		if re.match(rf'^[0-9a-f]+ <{re.escape(function)}>:$', line):
+			start = int(line.split()[0], 16)
+			continue
+		if start is None:
+			continue
+		if line.endswith('>:'):
+			break
+		m = re.match(r'^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} )+)\s*(.*)$', line)
+		if m:
+			end = int(m.group(1), 16) + len(m.group(2).split())
+			insn = m.group(3)
+			if re.match(r'ret\b', insn):
+				return end - start
+			last_jmp_end = end if re.match(r'jmp\b', insn) else None
+		elif '__x86_return_thunk' in line and last_jmp_end is not None:
+			return last_jmp_end - start
+	raise WorkbenchError(f'{obj}: no return found in {function}')
+
+
+def footprint(build: Build) -> Rows:
+	"""Bytes one instrumented call adds, from lib/markers_bench/fp_*.o, beyond
+	fp_none.o: hot-path text (the straight line to the first return), other
+	text (out-of-line blocks, helper functions), and data (every other
+	allocated section: metadata tables, strings, keys, event descriptions)."""
 	objdir = build.dir / 'lib/markers_bench'
-
-	def totals(name: str) -> Tuple[int, int]:
-		sizes = _section_sizes(objdir / f'fp_{name}.o')
-		text = sum(size for size, flags in sizes.values() if 'X' in flags)
-		data = sum(size for size, flags in sizes.values() if 'X' not in flags)
-		return text, data
-
-	base_text, base_data = totals('none')
+	sizes = {}
+	for name, function in FOOTPRINT:
+		obj = objdir / f'fp_{name}.o'
+		sections = _sections(obj)
+		text = sum(size for size, flags in sections.values() if 'X' in flags)
+		data = sum(size for size, flags in sections.values() if 'X' not in flags)
+		hot = _hot_bytes(obj, f'bench_fp_{function}')
+		sizes[name] = (hot, text - hot, data, sections)
+	base_hot, base_cold, base_data, _ = sizes['none']
 	rows = {}
-	for name, _ in FOOTPRINT:
-		text, data = totals(name)
-		rows[f'footprint.{name}.text'] = (text - base_text, 'bytes')
+	for name, _ in FOOTPRINT[1:]:
+		hot, cold, data, sections = sizes[name]
+		rows[f'footprint.{name}.hot_text'] = (hot - base_hot, 'bytes')
+		rows[f'footprint.{name}.cold_text'] = (cold - base_cold, 'bytes')
 		rows[f'footprint.{name}.data'] = (data - base_data, 'bytes')
-		for section, (size, flags) in sorted(_section_sizes(objdir / f'fp_{name}.o').items()):
-			if section.startswith(('__', '_ftrace')) or section == '.text.unlikely':
-				rows[f'footprint.{name}.section.{section}'] = (size, 'bytes')
 	return rows
 
 
-def _fmt(value: int, unit: str) -> str:
+# --- report ------------------------------------------------------------------
+
+def _fmt(value: Optional[float], unit: str) -> str:
 	if value is None:
 		return '-'
 	if unit == 'ps':
 		return f'{value / 1000:.2f} ns'
 	if unit == 'ns' and value >= 10000:
 		return f'{value / 1000:.1f} us'
-	return f'{value} {unit}' if unit not in ('-',) else str(value)
+	return f'{value:.0f} {unit}' if unit != '-' else f'{value:.0f}'
 
 
-def table(rows: Dict[str, Row]) -> str:
-	"""The rows as text: icount figure (instructions), host-clock median and range."""
-	lines = [f'{"row":<40} {"icount":>14} {"wall median":>14} {"wall min..max":>24}']
-	for name, row in rows.items():
-		wall = sorted(row.wall)
-		icount = _fmt(row.icount, row.unit)
-		if row.unit == 'ps' and row.icount is not None:
-			icount = f'{row.icount / 1000:.2f} insn'
-		median = _fmt(int(statistics.median(wall)), row.unit) if wall else '-'
-		spread = f'{_fmt(wall[0], row.unit)}..{_fmt(wall[-1], row.unit)}' if wall else '-'
-		lines.append(f'{name:<40} {icount:>14} {median:>14} {spread:>24}')
+def _icount_fmt(value: Optional[int], unit: str) -> str:
+	"""Under -icount shift=0 a nanosecond is an instruction."""
+	if value is None:
+		return '-'
+	if unit == 'ps':
+		return f'{value / 1000:.2f} insn'
+	if unit == 'ns':
+		return f'{value} insn'
+	return _fmt(value, unit)
+
+
+def table(icount: Rows, wall: List[Rows], footprint_rows: Rows) -> str:
+	lines = ['footprint (bytes added to one call, beyond no instrumentation):',
+		 *(f'  {name:<38} {value:>6} {unit}' for name, (value, unit)
+		   in footprint_rows.items()),
+		 '',
+		 f'{"row":<40} {"icount":>14} {"wall median":>13} {"wall min..max":>24}']
+	for name, (value, unit) in icount.items():
+		runs = sorted(r[name][0] for r in wall if name in r)
+		median = _fmt(statistics.median(runs), unit) if runs else '-'
+		spread = f'{_fmt(runs[0], unit)}..{_fmt(runs[-1], unit)}' if runs else '-'
+		lines.append(f'{name:<40} {_icount_fmt(value, unit):>14} {median:>13} {spread:>24}')
+	lines += ['', 'icount: guest instructions (-icount shift=0, single-threaded TCG). wall: '
+		  f'host clock, multi-threaded TCG, {len(wall)} runs.',
+		  'TCG models no caches and no branch predictor: wall figures rank the '
+		  'mechanisms, they are not hardware cycles.']
 	return '\n'.join(lines)
 
 
+def machine(qemu_binary: Path, build: Build) -> Dict[str, str]:
+	cpu = next((line.split(':', 1)[1].strip()
+		    for line in Path('/proc/cpuinfo').read_text().splitlines()
+		    if line.startswith('model name')), platform.processor())
+	return {
+		'host_cpu': cpu,
+		'host_cpus': str(len([l for l in Path('/proc/cpuinfo').read_text().splitlines()
+				      if l.startswith('processor')])),
+		'host_kernel': platform.release(),
+		'qemu': output([str(qemu_binary), '-L', str(qemu_binary.parents[1] / 'share/qemu'),
+				'--version']).splitlines()[0],
+		'guest_kernel': build.release(),
+		'guest_vcpus': str(build.config.smp),
+		'compiler': output(['gcc', '--version']).splitlines()[0],
+	}
+
+
 def run(qemu_binary: Path, build: Build, outdir: Path, wall_runs: int,
-	module_args: Sequence[str] = ()) -> Dict[str, Row]:
-	"""The whole benchmark; writes @outdir/bench.json and @outdir/table.txt."""
+	module_args: Sequence[str] = ()) -> Tuple[Path, Path]:
+	"""The whole benchmark; returns the JSON and the table it wrote."""
 	initrd = initramfs.make(build)
-	rows: Dict[str, Row] = {}
-	for name, (value, unit) in footprint(build).items():
-		rows[name] = Row(unit, icount=value)
-	for name, (value, unit) in run_guest(qemu_binary, build, initrd, outdir / 'icount',
-					     True, module_args).items():
-		rows.setdefault(name, Row(unit)).icount = value
-	for i in range(wall_runs):
-		for name, (value, unit) in run_guest(qemu_binary, build, initrd,
-						     outdir / f'wall-{i + 1}', False,
-						     module_args).items():
-			rows.setdefault(name, Row(unit)).wall.append(value)
-	(outdir / 'bench.json').write_text(json.dumps(
-		{name: {'unit': r.unit, 'icount': r.icount, 'wall': r.wall}
-		 for name, r in rows.items()}, indent=1) + '\n')
-	(outdir / 'table.txt').write_text(table(rows) + '\n')
-	return rows
+	fp = footprint(build)
+	icount = run_guest(qemu_binary, build, initrd, outdir / 'icount', 'icount', module_args)
+	wall = [run_guest(qemu_binary, build, initrd, outdir / f'wall-{i}', 'wall', module_args)
+		for i in range(1, wall_runs + 1)]
+
+	def wall_row(name: str) -> dict:
+		runs = [r[name][0] for r in wall if name in r]
+		return {'unit': icount[name][1], 'median': statistics.median(runs),
+			'min': min(runs), 'max': max(runs), 'runs': runs}
+
+	doc = {
+		'machine': machine(qemu_binary, build),
+		'method': {
+			'icount': 'QEMU -icount shift=0,sleep=off, single-threaded TCG: the guest '
+				  'clock counts guest instructions; ps rows are 1/1000 instruction',
+			'wall': f'QEMU multi-threaded TCG, host clock, {wall_runs} runs',
+			'footprint': 'lib/markers_bench/fp_*.o against fp_none.o',
+			'note': 'TCG models no caches and no branch predictor',
+		},
+		'footprint': {name: {'value': v, 'unit': u} for name, (v, u) in fp.items()},
+		'icount': {name: {'value': v, 'unit': u} for name, (v, u) in icount.items()},
+		'wall': {name: wall_row(name) for name in icount if any(name in r for r in wall)},
+	}
+	json_path = settings.OUT / 'bench.json'
+	json_path.write_text(json.dumps(doc, indent=1) + '\n')
+	table_path = outdir / 'table.txt'
+	table_path.write_text(table(icount, wall, fp) + '\n')
+	return json_path, table_path

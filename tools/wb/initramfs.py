@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The guest's initramfs: busybox-static, guest/, and the build's modules."""
+"""The guest's initramfs: busybox-static, guest/, the build's modules and
+the out-of-tree modules of guest/modules/, built against it."""
 
 import shutil
 import subprocess
 from pathlib import Path
 
-from . import settings
+from . import kbuild, settings
 from .kbuild import Build
-from .shell import WorkbenchError, output
+from .shell import WorkbenchError, output, run
 
 BUSYBOX = Path('/bin/busybox')
 
@@ -36,11 +37,17 @@ def make(build: Build) -> Path:
 	(root / 'etc/passwd').write_text('root:x:0:0:root:/root:/bin/sh\n'
 					 'nobody:x:65534:65534:nobody:/:/bin/sh\n')
 	(root / 'etc/group').write_text('root:x:0:\nnogroup:x:65534:\n')
-	shutil.copytree(settings.GUEST_DIR, root / 'guest')
+	shutil.copytree(settings.GUEST_DIR, root / 'guest',
+			ignore=shutil.ignore_patterns('modules'))
 	shutil.copy2(settings.GUEST_DIR / 'init', root / 'init')
 	(root / 'init').chmod(0o755)
 	if build.modroot.is_dir():
 		shutil.copytree(build.modroot / 'lib', root / 'lib', symlinks=True)
+		extra = root / 'lib/modules' / build.release() / 'extra'
+		extra.mkdir()
+		for ko in kbuild.external_modules(build):
+			shutil.copy2(ko, extra)
+		run(['depmod', '-b', str(root), build.release()])
 
 	image = build.dir / 'initramfs.cpio.gz'
 	with open(image, 'wb') as f:

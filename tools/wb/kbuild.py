@@ -140,6 +140,26 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 	return b
 
 
+def external_modules(b: Build) -> List[Path]:
+	"""Builds the out-of-tree modules of guest/modules/ against @b, the way
+	their users would (make M=), from copies under the build directory;
+	returns the .ko files."""
+	kos = []
+	for src in sorted(p for p in (settings.GUEST_DIR / 'modules').iterdir() if p.is_dir()):
+		copy = b.dir / 'extmod' / src.name
+		shutil.rmtree(copy, ignore_errors=True)
+		shutil.copytree(src, copy)
+		logfile = copy / 'build.log'
+		_make(b, 'modules', logfile=logfile, extra=(f'M={copy}',))
+		warned = [line for line in logfile.read_text(errors='replace').splitlines()
+			  if re.search(r'\bwarning:', line, re.I)]
+		if warned:
+			raise WorkbenchError(f'guest/modules/{src.name} builds with warnings:\n' +
+					     '\n'.join(warned))
+		kos += sorted(copy.glob('*.ko'))
+	return kos
+
+
 def enabled(b: Build, option: str) -> bool:
 	"""Whether @option is y in the build's .config."""
 	return f'\n{option}=y\n' in '\n' + (b.dir / '.config').read_text()

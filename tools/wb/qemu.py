@@ -30,10 +30,12 @@ class GuestRun:
 
 def command(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
 	    results: Optional[Path], interactive: bool,
-	    extra: Sequence[str] = ()) -> list:
+	    extra: Sequence[str] = (), tcg: Optional[str] = None) -> list:
+	"""The QEMU command line; @tcg is 'single' or 'multi' (default:
+	settings.TCG_THREADS)."""
 	firmware = qemu.parents[1] / 'share/qemu'
 	cmd = [str(qemu), '-L', str(firmware), *settings.QEMU_ARGS,
-	       '-accel', f'tcg,thread={settings.TCG_THREADS}', '-smp', str(smp),
+	       '-accel', f'tcg,thread={tcg or settings.TCG_THREADS}', '-smp', str(smp),
 	       '-kernel', str(image), '-initrd', str(initrd),
 	       '-append', ' '.join([*settings.KERNEL_CMDLINE, *cmdline]),
 	       '-serial', 'mon:stdio' if interactive else 'stdio',
@@ -53,12 +55,12 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
 
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
 	 console: Path, results: Optional[Path], echo: Optional[TextIO] = None,
-	 extra: Sequence[str] = ()) -> GuestRun:
+	 extra: Sequence[str] = (), tcg: Optional[str] = None) -> GuestRun:
 	"""Boots without a terminal: everything the guest prints lands in @console."""
 	console.parent.mkdir(parents=True, exist_ok=True)
 	if results:
 		results.unlink(missing_ok=True)
-	cmd = command(qemu, image, initrd, cmdline, smp, results, False, extra)
+	cmd = command(qemu, image, initrd, cmdline, smp, results, False, extra, tcg)
 	log('$ ' + ' '.join(cmd))
 	start = time.monotonic()
 	with open(console, 'w') as logf:

@@ -47,6 +47,7 @@ class KernelConfig:
 	boot_timeout: int = 900		# seconds, for the whole guest run
 	cmdline: Tuple[str, ...] = ()
 	smp: int = 4
+	lint: bool = False		# W=1 and sparse on the series' new files
 
 
 # The matrix of `make test`, in build order.
@@ -56,7 +57,8 @@ MATRIX = {
 		description='x86_64 defaults (IBT, retpolines, rethunk, ORC, PREEMPT), '
 			    'lockdep, KASAN, kmemleak, fault injection',
 		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
-		suites=('immediate', 'markers', 'kprobes_test')),
+		suites=('immediate', 'markers', 'kprobes_test'),
+		lint=True),
 	'rt': KernelConfig(
 		name='rt',
 		description='PREEMPT_RT',
@@ -80,10 +82,12 @@ BENCH = KernelConfig(
 	name='bench',
 	description='x86_64 defaults, ftrace, kprobes, markers; no debugging options',
 	fragments=('base', 'x86', 'bench'))
-# Runs of the benchmark: one under -icount (the guest clock counts guest
-# instructions: exact and repeatable), then some on the host's clock.
-BENCH_WALL_RUNS = 3
+# Runs of the benchmark: one under -icount with single-threaded TCG (the
+# guest clock counts guest instructions: exact and repeatable), then some
+# on the host's clock with multi-threaded TCG (vCPUs are host threads).
+BENCH_WALL_RUNS = 5
 BENCH_ICOUNT_ARGS = ('-icount', 'shift=0,sleep=off')
+BENCH_WALL_TCG = 'multi'
 BENCH_TIMEOUT = 1200
 
 # The kernel `make run` boots; the configuration of `make series-check`
