@@ -742,7 +742,7 @@ static int marker_report_table(struct marker_table *t,
 }
 
 /**
- * marker_for_each() - report every marker
+ * marker_walk() - report every marker
  * @fn: called with each marker; a non-zero return stops the walk
  * @data: passed to @fn
  *
@@ -753,7 +753,7 @@ static int marker_report_table(struct marker_table *t,
  * Context: process context; takes markers_mutex.
  * Return: 0, or what @fn returned to stop the walk.
  */
-int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void *data)
+int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data)
 {
 	struct marker_entry *e;
 	struct marker_table t;
@@ -779,13 +779,11 @@ int marker_for_each(int (*fn)(const struct marker_info *info, void *data), void 
 	}
 	return ret;
 }
-EXPORT_SYMBOL_GPL(marker_for_each);
+EXPORT_SYMBOL_GPL(marker_walk);
 
 /**
- * marker_for_each_site() - report every patched site
- * @fn: called with each site: its marker's name, the address of its jump
- *	slot, the length of its pattern and the module it is in (NULL for the
- *	kernel); a non-zero return stops the walk
+ * marker_walk_sites() - report every patched site
+ * @fn: called with each site; a non-zero return stops the walk
  * @data: passed to @fn
  *
  * @fn runs under markers_mutex: it must not register or unregister probes.
@@ -793,8 +791,7 @@ EXPORT_SYMBOL_GPL(marker_for_each);
  * Context: process context; takes markers_mutex.
  * Return: 0, or what @fn returned to stop the walk.
  */
-int marker_for_each_site(int (*fn)(const char *name, void *code, unsigned int size,
-				   struct module *mod, void *data), void *data)
+int marker_walk_sites(marker_site_fn *fn, void *data)
 {
 	struct marker_table t;
 	struct marker_site *site;
@@ -813,7 +810,7 @@ int marker_for_each_site(int (*fn)(const char *name, void *code, unsigned int si
 	} while (!ret && marker_next_table(&t));
 	return ret;
 }
-EXPORT_SYMBOL_GPL(marker_for_each_site);
+EXPORT_SYMBOL_GPL(marker_walk_sites);
 
 /**
  * marker_get_sites() - list the patched sites of a marker

@@ -132,7 +132,7 @@ enum marker_site_state {
 };
 
 /**
- * struct marker_info - a marker as marker_for_each() reports it
+ * struct marker_info - a marker as marker_walk() reports it
  * @name: its name
  * @format: its format, NULL while no site or probe has given one
  * @enabled: its sites call the probes
@@ -153,6 +153,19 @@ struct marker_info {
 	struct module *module;
 	bool has_sites;
 };
+
+/**
+ * typedef marker_site_fn - what marker_walk_sites() calls for each site
+ * @name: the site's marker
+ * @code: the site's jump slot
+ * @size: the length of its pattern, in bytes
+ * @mod: the module it is in, or NULL for the kernel
+ * @data: the data given to marker_walk_sites()
+ *
+ * Return: 0 to go on; anything else stops the walk and is returned.
+ */
+typedef int marker_site_fn(const char *name, void *code, unsigned int size,
+			   struct module *mod, void *data);
 
 /* Checks the arguments against the format at compile time; never called. */
 static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
@@ -295,19 +308,22 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...);
 	__marker_site(&__marker_##_name);				\
 })
 
+/*
+ * A probe's @fmt is a printf format. The attribute that says so is given on
+ * these parameters rather than on the typedef, which kernel-doc could not
+ * parse with it; a __printf(3, 0) probe then passes without a W=1 hint.
+ */
 int marker_probe_register(const char *name, const char *format,
-			  marker_probe_func *probe, void *probe_private);
-int marker_probe_unregister(const char *name, marker_probe_func *probe,
+			  __printf(3, 0) marker_probe_func *probe, void *probe_private);
+int marker_probe_unregister(const char *name, __printf(3, 0) marker_probe_func *probe,
 			    void *probe_private);
-int marker_probe_unregister_private_data(marker_probe_func *probe,
+int marker_probe_unregister_private_data(__printf(3, 0) marker_probe_func *probe,
 					 void *probe_private);
-void *marker_get_private_data(const char *name, marker_probe_func *probe,
+void *marker_get_private_data(const char *name, __printf(3, 0) marker_probe_func *probe,
 			      int num);
-int marker_for_each(int (*fn)(const struct marker_info *info, void *data),
-		    void *data);
+int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data);
 int marker_get_sites(const char *name, void **code, unsigned int max);
-int marker_for_each_site(int (*fn)(const char *name, void *code, unsigned int size,
-				   struct module *mod, void *data), void *data);
+int marker_walk_sites(marker_site_fn *fn, void *data);
 int marker_text_reserved(void *start, void *end);
 void __init marker_init(void);
 void *marker_alloc(size_t size);
@@ -375,8 +391,8 @@ static inline void *marker_get_private_data(const char *name,
 	return ERR_PTR(-EOPNOTSUPP);
 }
 
-static inline int marker_for_each(int (*fn)(const struct marker_info *info,
-					    void *data), void *data)
+static inline int marker_walk(int (*fn)(const struct marker_info *info, void *data),
+			      void *data)
 {
 	return 0;
 }
@@ -387,9 +403,7 @@ static inline int marker_get_sites(const char *name, void **code,
 	return 0;
 }
 
-static inline int marker_for_each_site(int (*fn)(const char *name, void *code,
-						 unsigned int size, struct module *mod,
-						 void *data), void *data)
+static inline int marker_walk_sites(marker_site_fn *fn, void *data)
 {
 	return 0;
 }

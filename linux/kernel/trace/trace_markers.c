@@ -48,8 +48,9 @@ static DEFINE_MUTEX(trace_markers_mutex);
 static LIST_HEAD(trace_markers_on);	/* under trace_markers_mutex */
 
 /* The probe of every marker switched on here: one event per hit. */
-static void trace_marker_probe(void *probe_private, void *call_private,
-			       const char *fmt, va_list *args)
+static __printf(3, 0)
+void trace_marker_probe(void *probe_private, void *call_private,
+			const char *fmt, va_list *args)
 {
 	struct trace_marker_on *on = probe_private;
 	char message[MARKER_HIT_MAX];
@@ -77,7 +78,7 @@ static int trace_marker_match(const struct marker_info *info, void *name)
 /* Whether @name is a marker the list file shows. */
 static bool trace_marker_known(const char *name)
 {
-	return marker_for_each(trace_marker_match, (void *)name);
+	return marker_walk(trace_marker_match, (void *)name);
 }
 
 /* The event is on while at least one marker is switched on here. */
@@ -164,7 +165,7 @@ static int trace_markers_list_show(struct seq_file *m, void *v)
 {
 	seq_printf(m, "%-32s %-3s %6s %6s %-24s %s\n", "# name", "state", "probes",
 		   "sites", "module", "format");
-	return marker_for_each(trace_markers_list_row, m);
+	return marker_walk(trace_markers_list_row, m);
 }
 
 static int trace_markers_list_open(struct inode *inode, struct file *file)
@@ -188,7 +189,7 @@ static int trace_markers_sites_row(const char *name, void *code, unsigned int si
 
 static int trace_markers_sites_show(struct seq_file *m, void *v)
 {
-	return marker_for_each_site(trace_markers_sites_row, m);
+	return marker_walk_sites(trace_markers_sites_row, m);
 }
 
 static int trace_markers_sites_open(struct inode *inode, struct file *file)

@@ -12,22 +12,13 @@
  * name and its arguments, formatted with the marker's format.
  */
 TRACE_EVENT(marker_hit,
-
-	TP_PROTO(const char *name, const char *message),
-
-	TP_ARGS(name, message),
-
-	TP_STRUCT__entry(
-		__string(name, name)
-		__string(message, message)
-	),
-
-	TP_fast_assign(
-		__assign_str(name);
-		__assign_str(message);
-	),
-
-	TP_printk("%s: %s", __get_str(name), __get_str(message))
+	    TP_PROTO(const char *name, const char *message),
+	    TP_ARGS(name, message),
+	    TP_STRUCT__entry(__string(name, name)
+			     __string(message, message)),
+	    TP_fast_assign(__assign_str(name);
+			   __assign_str(message);),
+	    TP_printk("%s: %s", __get_str(name), __get_str(message))
 );
 
 #endif /* _TRACE_MARKERS_H */
