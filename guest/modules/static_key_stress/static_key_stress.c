@@ -45,7 +45,7 @@ static int stress_read(void *data)
 			r->off++;
 		/* Hands over to the next vCPU under single-threaded TCG. */
 		cpu_relax();
-		cond_resched();
+		cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

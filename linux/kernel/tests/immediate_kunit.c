@@ -395,16 +395,16 @@ static int imv_reader_fn(void *data)
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
 		if (!(r->reads % 4096))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
 
 #define IMV_READERS	3
-#define IMV_FLIPS	10000
+#define IMV_FLIPS	2000
 
 /*
- * Three CPUs read a site in a loop while this one flips its value 10^4
+ * Three CPUs read a site in a loop while this one flips its value 2000
  * times: every read must be the old or the new value, and the int3 bypass
  * must have sent some of them on.
  */
@@ -579,7 +579,8 @@ static struct kunit_case imv_test_cases[] = {
 	KUNIT_CASE(imv_refused_leaves_sites),
 	KUNIT_CASE(imv_set_nomem),
 	KUNIT_CASE(imv_batch_1024_sites),
-	KUNIT_CASE_PARAM(imv_concurrent_flips, imv_concurrent_var_gen_params),
+	KUNIT_CASE_PARAM_ATTR(imv_concurrent_flips, imv_concurrent_var_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(imv_kprobe_refused),
 	KUNIT_CASE(imv_breakpoint_busy),
 	KUNIT_CASE(imv_patcher_bad_sites),

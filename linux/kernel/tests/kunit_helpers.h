@@ -37,7 +37,7 @@ static inline int kunit_run_program(char **argv)
 
 static inline void kunit_unload_module(struct kunit *test, const char *name)
 {
-	char *argv[] = { "/sbin/rmmod", (char *)name, NULL };
+	char **argv = (char *[]){ "/sbin/rmmod", (char *)name, NULL };
 
 	KUNIT_ASSERT_EQ_MSG(test, kunit_run_program(argv), 0, "rmmod %s failed", name);
 }

@@ -113,7 +113,7 @@ static void marker_test_exit(struct kunit *test)
 	marker_synchronize_unregister();
 }
 
-/* The number of probes of @name, as marker_for_each() reports it. */
+/* The number of probes of @name, as marker_walk() reports it. */
 struct marker_test_find {
 	const char *name;
 	struct marker_info info;
@@ -137,7 +137,7 @@ static struct marker_test_find marker_test_find(struct kunit *test, const char *
 {
 	struct marker_test_find f = { .name = name };
 
-	KUNIT_EXPECT_EQ(test, marker_for_each(marker_test_find_fn, &f), 0);
+	KUNIT_EXPECT_EQ(test, marker_walk(marker_test_find_fn, &f), 0);
 	return f;
 }
 
@@ -472,7 +472,7 @@ static noinline void marker_test_fire_race(void)
 }
 
 #define MARKER_FIRERS		3
-#define MARKER_REGISTRATIONS	10000
+#define MARKER_REGISTRATIONS	2000
 #define MARKER_POOL		64
 
 /* The data of one registration: a call once it is dead is a bug. */
@@ -501,7 +501,7 @@ static int marker_firer_fn(void *data)
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
 		if (!(++*fires % 4096))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }
@@ -594,7 +594,13 @@ static void marker_concurrent_register(struct kunit *test)
 		   MARKER_REGISTRATIONS, fires[0], fires[1], fires[2], calls);
 }
 
-#define MARKER_MODULE_RELOADS	100
+/*
+ * Reloads of marker_module_race(): 100 once the kernel runs (text read-only,
+ * modules loading as in production); fewer in the boot-time run, before
+ * mark_readonly(), which only has to show the same path working there.
+ */
+#define MARKER_MODULE_RELOADS		100
+#define MARKER_MODULE_RELOADS_BOOT	20
 
 /* The other side of marker_module_race(). */
 struct marker_registrar {
@@ -618,13 +624,15 @@ static int marker_registrar_fn(void *data)
 }
 
 /*
- * A module with marker and immediate sites is loaded and unloaded 100 times,
- * its own kthreads firing its sites, while another CPU registers and
+ * A module with marker and immediate sites is loaded and unloaded 100 times
+ * (20 at boot), its own kthreads firing its sites, while another CPU registers and
  * unregisters probes on its marker and flips the immediate value it reads.
  */
 static void marker_module_race(struct kunit *test)
 {
 	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "fire=2", NULL };
+	unsigned int reloads = system_state == SYSTEM_RUNNING ?
+			       MARKER_MODULE_RELOADS : MARKER_MODULE_RELOADS_BOOT;
 	struct marker_registrar r = {};
 	struct task_struct *task;
 	long calls, late;
@@ -640,8 +648,8 @@ static void marker_module_race(struct kunit *test)
 	task = kthread_run(marker_registrar_fn, &r, "marker_registrar");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	/* The registrar uses this stack frame: stop it before any assertion. */
-	for (i = 0; i < MARKER_MODULE_RELOADS && !ret; i++) {
-		char *unload[] = { "/sbin/rmmod", "marker_kunit_mod", NULL };
+	for (i = 0; i < reloads && !ret; i++) {
+		char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
 
 		ret = kunit_run_program(load);
 		if (!ret)
@@ -656,8 +664,8 @@ static void marker_module_race(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_module_race"), 0);
 	KUNIT_EXPECT_EQ(test, imv_set(marker_kunit_imv, 1), 0);
-	kunit_info(test, "%d reloads, %u registrations, %ld probe calls\n",
-		   MARKER_MODULE_RELOADS, r.rounds, calls);
+	kunit_info(test, "%u reloads, %u registrations, %ld probe calls\n",
+		   reloads, r.rounds, calls);
 }
 
 #ifdef CONFIG_IMMEDIATE

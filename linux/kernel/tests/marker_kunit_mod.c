@@ -35,7 +35,7 @@ static int marker_kunit_mod_firer(void *data)
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
 		if (!(++n % 1024))
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/jump_label.h>
@@ -32,11 +33,11 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
+#include <linux/sync_core.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
 #include <asm/hardirq.h>
-#include <asm/sync_core.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
@@ -203,7 +204,8 @@ static void bench_kprobes(unsigned int n)
 	u64 base = bench_loop(bench_kprobed, n);
 	unsigned int waited;
 
-	kp.addr = op.addr = bench_kprobe_addr();
+	kp.addr = bench_kprobe_addr();
+	op.addr = kp.addr;
 	if (!kp.addr || register_kprobe(&kp)) {
 		bench_result("enabled.kprobe_failed", 1, "-");
 		return;
@@ -217,8 +219,8 @@ static void bench_kprobes(unsigned int n)
 	}
 	/* The optimizer replaces the breakpoint with a jump, in its own time. */
 	for (waited = 0; waited < BENCH_OPT_WAIT_MS && *(u8 *)op.addr != JMP32_INSN_OPCODE;
-	     waited += 10)
-		msleep(10);
+	     waited += 20)
+		msleep(20);
 	if (*(u8 *)op.addr == JMP32_INSN_OPCODE)
 		bench_hit("enabled.optprobe", bench_kprobed, n, base);
 	else
@@ -263,7 +265,6 @@ static void bench_hits(unsigned int n)
 /* A kthread on another CPU, spinning on the clock: the longest gap it saw. */
 struct bench_spinner {
 	u64 max_gap;
-	bool stop;
 };
 
 static int bench_spin(void *data)
@@ -271,13 +272,18 @@ static int bench_spin(void *data)
 	struct bench_spinner *s = data;
 	u64 last = local_clock(), now;
 
-	while (!READ_ONCE(s->stop)) {
+	while (!kthread_should_stop()) {
 		now = local_clock();
 		if (now - last > READ_ONCE(s->max_gap))
 			WRITE_ONCE(s->max_gap, now - last);
 		last = now;
 		/* Lets a single-threaded emulator run the other vCPUs. */
 		cpu_relax();
+		/*
+		 * Not a voluntary switch, but a Tasks RCU quiescent state: the
+		 * kprobe optimizer waits for one holding text_mutex.
+		 */
+		rcu_tasks_qs(current, false);
 	}
 	return 0;
 }
@@ -361,15 +367,26 @@ struct bench_stop {
 	bool to_on;
 	struct page **pages;
 	void *map;
+	atomic_t entered;	/* CPUs in bench_stop_write() */
+	bool written;
 };
 
+/* Runs on every CPU, all stopped: the first one in writes, all serialize. */
 static int bench_stop_write(void *data)
 {
 	struct bench_stop *st = data;
 	unsigned int i;
 
-	for (i = 0; i < st->n; i++)
-		memcpy(st->alias[i], st->to_on ? st->on[i] : st->off[i], 4);
+	if (atomic_inc_return(&st->entered) == 1) {
+		for (i = 0; i < st->n; i++)
+			memcpy(st->alias[i], st->to_on ? st->on[i] : st->off[i], 4);
+		/* Orders the writes before the flag; pairs with the acquire below. */
+		smp_store_release(&st->written, true);
+	} else {
+		/* Sees the writes once it sees the flag; pairs with the release. */
+		while (!smp_load_acquire(&st->written))
+			cpu_relax();
+	}
 	sync_core();
 	return 0;
 }
@@ -377,12 +394,11 @@ static int bench_stop_write(void *data)
 static int bench_stop_switch(void *data)
 {
 	struct bench_stop *st = data;
-	int ret;
 
 	st->to_on = !st->to_on;
-	ret = stop_machine(bench_stop_write, st, NULL);
-	text_poke_sync();
-	return ret;
+	atomic_set(&st->entered, 0);
+	st->written = false;
+	return stop_machine(bench_stop_write, st, cpu_online_mask);
 }
 
 static void bench_stop_free(struct bench_stop *st)
@@ -484,41 +500,44 @@ out:
 	kfree(code);
 }
 
-static int bench_switching(void *unused)
+/* The switching rows; completes @done when finished, and exits. */
+static int bench_switching(void *done)
 {
 	struct bench_spinner s = {};
 	struct task_struct *spinner;
 
 	spinner = kthread_create_on_cpu(bench_spin, &s, cpumask_last(cpu_online_mask),
 					"markers_bench_spin");
-	if (IS_ERR(spinner))
-		return PTR_ERR(spinner);
-	wake_up_process(spinner);
-	bench_switching_n(&s, "bench_sw1", &bench_sk1, 1);
-	bench_switching_n(&s, "bench_sw64", &bench_sk64, 64);
-	bench_switching_n(&s, "bench_sw1024", &bench_sk1024, 1024);
-	WRITE_ONCE(s.stop, true);
-	kthread_stop(spinner);
+	if (IS_ERR(spinner)) {
+		bench_result("switch.spinner_failed", 1, "-");
+	} else {
+		wake_up_process(spinner);
+		bench_switching_n(&s, "bench_sw1", &bench_sk1, 1);
+		bench_switching_n(&s, "bench_sw64", &bench_sk64, 64);
+		bench_switching_n(&s, "bench_sw1024", &bench_sk1024, 1024);
+		kthread_stop(spinner);
+	}
+	complete(done);
 	return 0;
 }
 
 /* The switching rows run on the first CPU, the spinner on the last. */
 static int bench_switching_on_cpu0(void)
 {
+	DECLARE_COMPLETION_ONSTACK(done);
 	struct task_struct *t;
 
 	if (num_online_cpus() < 2) {
 		bench_result("switch.needs_2_cpus", 1, "-");
 		return 0;
 	}
-	t = kthread_create_on_cpu(bench_switching, NULL, cpumask_first(cpu_online_mask),
+	t = kthread_create_on_cpu(bench_switching, &done, cpumask_first(cpu_online_mask),
 				  "markers_bench");
 	if (IS_ERR(t))
 		return PTR_ERR(t);
-	get_task_struct(t);
 	wake_up_process(t);
-	kthread_stop(t);
-	put_task_struct(t);
+	/* kthread_stop() before the thread runs would keep it from running. */
+	wait_for_completion(&done);
 	return 0;
 }
 

@@ -9,20 +9,11 @@
 
 /* Footprint: a TRACE_EVENT of one argument. */
 TRACE_EVENT(markers_bench_fp,
-
-	TP_PROTO(int v),
-
-	TP_ARGS(v),
-
-	TP_STRUCT__entry(
-		__field(int, v)
-	),
-
-	TP_fast_assign(
-		__entry->v = v;
-	),
-
-	TP_printk("%d", __entry->v)
+	    TP_PROTO(int v),
+	    TP_ARGS(v),
+	    TP_STRUCT__entry(__field(int, v)),
+	    TP_fast_assign(__entry->v = v;),
+	    TP_printk("%d", __entry->v)
 );
 
 #endif /* _MARKERS_BENCH_FP_TRACE_H */
