@@ -26,7 +26,7 @@ results_open() {
 
 emit() { printf '%s\n' "$*" >&3; }
 section() { emit "@@ section $1"; }
-suite() { emit "@@ suite $1"; echo "== $1"; }
+suite() { emit "@@ suite $1"; echo "== $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /' >&3; }
 pass() { emit "ok $1"; echo "ok $1"; }
 fail() {
@@ -76,6 +76,13 @@ kunit_dump() {
 		emit "@@ suite $name"
 		cat "$dir/results" >&3
 	done
+}
+
+# module_built NAME: the kernel's modules include NAME.ko. The configs are
+# validated on the host (every option of their fragments is set), so a
+# module is missing only where the config does not ask for it.
+module_built() {
+	grep -q "/$1\.ko:" "/lib/modules/$(uname -r)/modules.dep"
 }
 
 # skip NAME REASON: a case that could not run here.

@@ -15,6 +15,7 @@ check failed, 2 the workbench could not do its job (see the message).
 """
 
 import argparse
+import concurrent.futures
 import enum
 import os
 import shutil
@@ -91,6 +92,7 @@ def series_cases(p: Prepared) -> List[Case]:
 				  f'{r.warnings} warnings, {r.checks} checks', r.clean,
 				  '' if r.clean else r.report))
 	cases.append(checks.series_markers_case(p.tree.src, files))
+	cases.append(checks.docs_case(p.tree.src))
 	return cases
 
 
@@ -142,8 +144,10 @@ def suite_cases(config: settings.KernelConfig, sections) -> List[Case]:
 	return cases
 
 
-def boot_config(p: Prepared, build: kbuild.Build, outdir: Path) -> Tuple[Counts, List[Case]]:
-	"""Boots @build, runs the guest tests; returns their counts and host checks."""
+def boot_config(p: Prepared, build: kbuild.Build,
+		outdir: Path) -> Tuple[Counts, List[Case], float]:
+	"""Boots @build, runs the guest tests; returns their counts, the host
+	checks of the guest run, and its duration."""
 	config = build.config
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	image = initramfs.make(build)
@@ -168,35 +172,70 @@ def boot_config(p: Prepared, build: kbuild.Build, outdir: Path) -> Tuple[Counts,
 	splats = results.splats(console)
 	cases.append(Case(f'{config.name}: console has no WARNING, BUG, Oops, lockdep or '
 			  'KASAN report', not splats, '\n'.join(splats[:50])))
-	return counts, cases
+	return counts, cases, guest.seconds
 
 
-def test_config(p: Prepared, config: settings.KernelConfig) -> Counts:
+@dataclass
+class ConfigRun:
+	"""What `make test` learnt of one config: its host checks, its guest."""
+	config: settings.KernelConfig
+	outdir: Path
+	start: float
+	cases: List[Case]
+	counts: Counts
+	build: Optional[kbuild.Build] = None
+	guest: Optional[concurrent.futures.Future] = None
+	seconds: float = 0.0		# building, host checks, guest
+
+
+def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
+	"""Builds @config and runs the host checks of its build."""
 	outdir = settings.OUT / 'test' / config.name
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
-	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
-	counts = Counts()
-
-	build = kbuild.build(p.tree, config)
+	run = ConfigRun(config, outdir, time.monotonic(), [], Counts())
+	try:
+		build = kbuild.build(p.tree, config)
+	except WorkbenchError as e:
+		stderr(f'{config.name}: {e}')
+		run.counts = Counts(failed=1, failures=[f'{config.name}: {str(e).splitlines()[0]}'])
+		return run
 	link_build(build)
 	warnings = kbuild.warnings(build)
-	cases = [Case(f'{config.name}: build has no compiler, linker or objtool warning',
-		      not warnings, '\n'.join(warnings))]
+	run.cases.append(Case(f'{config.name}: build has no compiler, linker or objtool warning',
+			      not warnings, '\n'.join(warnings)))
 	if config.lint:
-		clean, report = kbuild.lint(p.tree, config, kbuild.series_objects())
-		cases.append(Case(f'{config.name}: W=1 and sparse report nothing on the new files '
-				  'of the series', clean, report))
+		try:
+			clean, report = kbuild.lint(p.tree, config, kbuild.series_objects())
+		except WorkbenchError as e:
+			clean, report = False, str(e)
+		run.cases.append(Case(f'{config.name}: W=1 and sparse report nothing on the new '
+				      'files of the series', clean, report))
 	if kbuild.enabled(build, 'CONFIG_IMMEDIATE'):
-		cases += checks.site_cases(build, outdir)
+		run.cases += checks.site_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
-		cases += checks.nomarkers_cases(build)
-	if config.boot:
-		guest_counts, guest_cases = boot_config(p, build, outdir)
-		counts.add(guest_counts)
-		cases += guest_cases
-	counts.add(results.parse(kunit_py, write_host_ktap(outdir / 'host.ktap',
-							   [(f'{config.name}_checks', cases)])))
+		run.cases += checks.nomarkers_cases(build)
+	run.build = build
+	run.seconds = time.monotonic() - run.start
+	return run
+
+
+def finish_config(p: Prepared, run: ConfigRun) -> Counts:
+	"""Waits for the guest of @run, then counts everything it showed."""
+	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
+	counts = run.counts
+	if run.guest:
+		try:
+			guest_counts, guest_cases, guest_seconds = run.guest.result()
+			run.seconds += guest_seconds
+			counts.add(guest_counts)
+			run.cases += guest_cases
+		except WorkbenchError as e:
+			run.cases.append(Case(f'{run.config.name}: the guest could be booted', False,
+					      str(e)))
+	if run.cases:
+		counts.add(results.parse(kunit_py, write_host_ktap(
+			run.outdir / 'host.ktap', [(f'{run.config.name}_checks', run.cases)])))
 	return counts
 
 
@@ -222,18 +261,24 @@ def cmd_test(args) -> Status:
 			       [('series', series_cases(p)),
 				('checkpatch_markers', checks.corpus_cases(p.tree.src))])
 	total.add(results.parse(kunit_py, host))
-	for config in selected_configs(args.config):
-		config_start = time.monotonic()
-		try:
-			counts = test_config(p, config)
-		except WorkbenchError as e:
-			stderr(f'{config.name}: {e}')
-			counts = Counts(failed=1, failures=[f'{config.name}: {str(e).splitlines()[0]}'])
-		line = (f'{config.name}: {counts.passed} passed, {counts.failed} failed, '
-			f'{counts.skipped} skipped in {time.monotonic() - config_start:.0f} s')
-		log(line)
-		summary.append(line)
-		total.add(counts)
+	# Kernels build one after the other (each build uses every core); each
+	# guest boots as soon as its kernel is built, while the next one builds.
+	# Single-threaded TCG keeps a guest on one core.
+	runs = []
+	with concurrent.futures.ThreadPoolExecutor(settings.PARALLEL_GUESTS) as guests:
+		for config in selected_configs(args.config):
+			run = build_and_check(p, config)
+			if config.boot and run.build:
+				run.guest = guests.submit(boot_config, p, run.build, run.outdir)
+			runs.append(run)
+		for run in runs:
+			counts = finish_config(p, run)
+			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
+				f'{counts.skipped} skipped; {run.seconds:.0f} s of building and '
+				'booting')
+			log(line)
+			summary.append(line)
+			total.add(counts)
 	summary += [f'FAILED: {failure}' for failure in total.failures]
 	summary.append(f'make test took {time.monotonic() - start:.0f} s; {total.skipped} '
 		       f'skipped (not counted as passed); logs in {settings.OUT / "test"}')

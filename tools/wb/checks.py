@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks the host makes itself, each giving test cases: the corpus of
-scripts/checkpatch-markers.sh, the bytes of the sites in the built kernels,
-and what a CONFIG_MARKERS=n kernel must not carry."""
+scripts/checkpatch-markers.sh, the documentation as reStructuredText, the
+bytes of the sites in the built kernels, and what a CONFIG_MARKERS=n kernel
+must not carry."""
 
 import re
 import subprocess
@@ -65,6 +66,26 @@ def corpus_cases(src: Path) -> List[Case]:
 def series_markers_case(src: Path, patches: Sequence[Path]) -> Case:
 	proc = _checkpatch_markers(src, [str(p) for p in patches])
 	return Case('checkpatch-markers accepts the markers of the series',
+		    proc.returncode == 0, proc.stdout + proc.stderr)
+
+
+# Parses a file as reStructuredText; any docutils message, even an info, fails.
+_RST_CHECK = '''
+import sys, docutils.core, docutils.utils
+try:
+	docutils.core.publish_doctree(open(sys.argv[1]).read(), source_path=sys.argv[1],
+				      settings_overrides={'report_level': 1, 'halt_level': 1})
+except docutils.utils.SystemMessage as e:
+	sys.exit(str(e))
+'''
+
+
+def docs_case(src: Path) -> Case:
+	"""Documentation/markers.txt is plain text that is valid reStructuredText."""
+	doc = src / 'Documentation/markers.txt'
+	proc = subprocess.run(['/usr/bin/python3', '-c', _RST_CHECK, str(doc)],
+			      capture_output=True, text=True)
+	return Case('Documentation/markers.txt is valid reStructuredText',
 		    proc.returncode == 0, proc.stdout + proc.stderr)
 
 

@@ -84,7 +84,7 @@ def _validate(build: Build, fragment: str) -> None:
 
 def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
 	# Fixed build identity and release: an unchanged input rebuilds nothing.
-	env = {'CCACHE_DIR': str(settings.CCACHE_DIR), 'KBUILD_BUILD_TIMESTAMP': 'workbench',
+	env = {'CCACHE_DIR': str(settings.CCACHE_DIR), 'KBUILD_BUILD_TIMESTAMP': settings.COMMIT_DATE,
 	       'KBUILD_BUILD_USER': 'markers', 'KBUILD_BUILD_HOST': 'workbench',
 	       'LOCALVERSION': ''}
 	run(['make', '-C', build.tree.src, f'O={build.dir}', 'ARCH=x86_64',

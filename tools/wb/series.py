@@ -10,6 +10,9 @@ Files: lists the new files the patch adds, whole, from linux/<path>.  Every
 file under linux/ belongs to exactly one patch.
 """
 
+import concurrent.futures
+import hashlib
+import os
 import re
 import shutil
 from dataclasses import dataclass
@@ -160,17 +163,44 @@ class CheckpatchResult:
 
 	@property
 	def clean(self) -> bool:
-		return self.errors == 0 and self.warnings == 0
+		# A traceback means a helper (spdxcheck.py) did not run.
+		return self.errors == 0 and self.warnings == 0 and 'Traceback' not in self.report
+
+
+def _checkpatch_one(tree: Tree, patch: Path) -> str:
+	"""The report of checkpatch --strict on @patch, memoized in the cache.
+
+	The report depends only on the patch and on the tree's scripts, so an
+	unchanged series is not checked again.
+	"""
+	script = tree.src / 'scripts/checkpatch.pl'
+	key = hashlib.sha256(patch.read_bytes() + script.read_bytes()
+			     + tree.package_version.encode()).hexdigest()
+	memo = settings.CACHE / 'checkpatch' / f'{key}.txt'
+	if memo.is_file():
+		return memo.read_text()
+	env = {'PATH': '/usr/sbin:/usr/bin:/sbin:/bin:' + os.environ.get('PATH', '')}
+	proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--color=never',
+		    '--showfile', str(patch)], cwd=tree.src, env=env, quiet=True,
+		   capture=True, check=False)
+	report = proc.stdout + proc.stderr
+	if 'total: ' in report and 'Traceback' not in report:
+		memo.parent.mkdir(parents=True, exist_ok=True)
+		memo.write_text(report)
+	return report
 
 
 def checkpatch(tree: Tree, patches: List[Path]) -> List[CheckpatchResult]:
-	"""Runs scripts/checkpatch.pl --strict on each patch, from the applied tree."""
+	"""Runs scripts/checkpatch.pl --strict on each patch, from the applied tree,
+	one patch per core.
+
+	With Debian's python3 first in PATH: checkpatch runs scripts/spdxcheck.py,
+	which needs python3-ply and python3-git.
+	"""
+	with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
+		reports = list(pool.map(lambda patch: _checkpatch_one(tree, patch), patches))
 	results = []
-	for patch in patches:
-		proc = run(['perl', 'scripts/checkpatch.pl', '--strict', '--color=never',
-			    '--showfile', str(patch)], cwd=tree.src, quiet=True, capture=True,
-			   check=False)
-		report = proc.stdout + proc.stderr
+	for patch, report in zip(patches, reports):
 		m = re.search(r'total: (\d+) errors, (\d+) warnings, (?:(\d+) checks, )?', report)
 		if not m:
 			raise WorkbenchError(f'checkpatch.pl gave no summary for {patch}:\n{report}')

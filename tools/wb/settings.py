@@ -27,6 +27,10 @@ APT_PACKAGES = (
 	'qemu-system-x86', 'busybox-static', 'ccache',
 	'build-essential', 'bc', 'bison', 'flex', 'libssl-dev', 'libelf-dev',
 	'cpio', 'kmod', 'xz-utils', 'python3', 'git', 'perl', 'rsync', 'sparse',
+	# scripts/checkpatch.pl runs scripts/spdxcheck.py, which needs these.
+	'python3-ply', 'python3-git',
+	# Documentation/markers.txt is checked as reStructuredText.
+	'python3-docutils',
 )
 
 # Identity written into the generated patches.
@@ -68,7 +72,6 @@ MATRIX = {
 		name='generic',
 		description='no architecture support: asm-generic immediate values',
 		fragments=('base', 'x86', 'markers', 'generic'),
-		cmdline=('wb.no_bench=1',),
 		suites=('immediate', 'markers')),
 	'nomarkers': KernelConfig(
 		name='nomarkers',
@@ -113,9 +116,12 @@ QEMU_KERNEL_IMAGE = 'arch/x86/boot/bzImage'
 QEMU_ARGS = (
 	'-nodefaults', '-no-reboot', '-display', 'none',
 	'-bios', 'qboot.rom',
-	'-m', '2048',
+	'-m', '1024',
 )
 TCG_THREADS = 'single'
+# Guests of `make test` that run at once, each on one host core (single-
+# threaded TCG), while the next kernel of the matrix builds.
+PARALLEL_GUESTS = 2
 
 KERNEL_CMDLINE = (
 	'console=ttyS0', 'panic=-1', 'oops=panic', 'initramfs_async=0',
