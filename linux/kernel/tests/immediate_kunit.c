@@ -401,16 +401,17 @@ static int imv_reader_fn(void *data)
 }
 
 #define IMV_READERS	3
-#define IMV_FLIPS	2000
+#define IMV_FLIPS	10000
 
 /*
- * Three CPUs read a site in a loop while this one flips its value 2000
- * times: every read must be the old or the new value, and the int3 bypass
- * must have sent some of them on.
+ * Three CPUs read a site in a loop while this one flips its value 10^4 times
+ * (a fifth of that at boot): every read must be the old or the new value,
+ * and the int3 bypass must have sent some of them on.
  */
 static void imv_concurrent_flips(struct kunit *test)
 {
 	const struct imv_test_var *v = imv_param(test);
+	unsigned int flips = kunit_stress_volume(IMV_FLIPS);
 	struct task_struct *tasks[IMV_READERS] = {};
 	struct imv_reader readers[IMV_READERS] = {};
 	struct poke_sites_stats before, after;
@@ -436,7 +437,7 @@ static void imv_concurrent_flips(struct kunit *test)
 		wake_up_process(tasks[n++]);
 	}
 	/* The readers use this stack frame: no assertion until they stop. */
-	for (i = 0; i < IMV_FLIPS && !ret; i++)
+	for (i = 0; i < flips && !ret; i++)
 		ret = v->set(i % 2 ? v->initial : v->other);
 	for (i = 0; i < n; i++) {
 		kthread_stop(tasks[i]);
@@ -452,7 +453,7 @@ static void imv_concurrent_flips(struct kunit *test)
 	KUNIT_EXPECT_GT_MSG(test, after.bypass_hits - before.bypass_hits, 0,
 			    "no reader hit a site while it was rewritten");
 	kunit_info(test, "%u flips, %lu reads, %lu bypass hits, %lu sync rounds\n",
-		   IMV_FLIPS, reads, after.bypass_hits - before.bypass_hits,
+		   flips, reads, after.bypass_hits - before.bypass_hits,
 		   after.sync_rounds - before.sync_rounds);
 }
 

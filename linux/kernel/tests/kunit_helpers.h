@@ -8,6 +8,8 @@
  * what is missing.
  *
  * Failing allocations, see kunit_failing_alloc().
+ *
+ * Stress volumes, see kunit_stress_volume().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
@@ -17,6 +19,17 @@
 #include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+
+/*
+ * The volume of a stress case: @full once the kernel runs, with its text
+ * read-only and modules loading as in production; a fifth in the boot-time
+ * run, before mark_readonly(), which only has to show the same paths
+ * working there (and is not slowed fivefold on a debug kernel).
+ */
+static inline unsigned int kunit_stress_volume(unsigned int full)
+{
+	return system_state == SYSTEM_RUNNING ? full : full / 5;
+}
 
 static inline void kunit_load_module(struct kunit *test, const char *name)
 {

@@ -472,7 +472,7 @@ static noinline void marker_test_fire_race(void)
 }
 
 #define MARKER_FIRERS		3
-#define MARKER_REGISTRATIONS	2000
+#define MARKER_REGISTRATIONS	10000
 #define MARKER_POOL		64
 
 /* The data of one registration: a call once it is dead is a bug. */
@@ -553,9 +553,13 @@ static void marker_race_count(struct marker_race_data (*pools)[MARKER_POOL],
 	}
 }
 
-/* Three CPUs fire a marker while this one registers and unregisters a probe. */
+/*
+ * Three CPUs fire a marker while this one registers and unregisters a probe
+ * 10^4 times (a fifth of that at boot).
+ */
 static void marker_concurrent_register(struct kunit *test)
 {
+	unsigned int registrations = kunit_stress_volume(MARKER_REGISTRATIONS);
 	struct marker_race_data (*pools)[MARKER_POOL];
 	struct task_struct *tasks[MARKER_FIRERS] = {};
 	unsigned long fires[MARKER_FIRERS] = {};
@@ -580,7 +584,7 @@ static void marker_concurrent_register(struct kunit *test)
 		wake_up_process(tasks[n++]);
 	}
 	/* The firers use this stack frame: no assertion until they stop. */
-	for (i = 0; i < MARKER_REGISTRATIONS && !ret; i++)
+	for (i = 0; i < registrations && !ret; i++)
 		ret = marker_race_round(pools, "marker_test_race", MARK_NOARGS, i);
 	for (i = 0; i < n; i++)
 		kthread_stop(tasks[i]);
@@ -590,17 +594,11 @@ static void marker_concurrent_register(struct kunit *test)
 	KUNIT_EXPECT_GT(test, calls, 0);
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
-	kunit_info(test, "%d registrations, %lu + %lu + %lu fires, %ld probe calls\n",
-		   MARKER_REGISTRATIONS, fires[0], fires[1], fires[2], calls);
+	kunit_info(test, "%u registrations, %lu + %lu + %lu fires, %ld probe calls\n",
+		   registrations, fires[0], fires[1], fires[2], calls);
 }
 
-/*
- * Reloads of marker_module_race(): 100 once the kernel runs (text read-only,
- * modules loading as in production); fewer in the boot-time run, before
- * mark_readonly(), which only has to show the same path working there.
- */
-#define MARKER_MODULE_RELOADS		100
-#define MARKER_MODULE_RELOADS_BOOT	20
+#define MARKER_MODULE_RELOADS	100
 
 /* The other side of marker_module_race(). */
 struct marker_registrar {
@@ -625,14 +623,14 @@ static int marker_registrar_fn(void *data)
 
 /*
  * A module with marker and immediate sites is loaded and unloaded 100 times
- * (20 at boot), its own kthreads firing its sites, while another CPU registers and
- * unregisters probes on its marker and flips the immediate value it reads.
+ * (a fifth of that at boot), its own kthreads firing its sites, while
+ * another CPU registers and unregisters probes on its marker and flips the
+ * immediate value it reads.
  */
 static void marker_module_race(struct kunit *test)
 {
 	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "fire=2", NULL };
-	unsigned int reloads = system_state == SYSTEM_RUNNING ?
-			       MARKER_MODULE_RELOADS : MARKER_MODULE_RELOADS_BOOT;
+	unsigned int reloads = kunit_stress_volume(MARKER_MODULE_RELOADS);
 	struct marker_registrar r = {};
 	struct task_struct *task;
 	long calls, late;
