@@ -666,6 +666,28 @@ void *marker_get_private_data(const char *name, marker_probe_func *probe, int nu
 }
 EXPORT_SYMBOL_GPL(marker_get_private_data);
 
+/*
+ * The probes of a marker that has several: each one gets its own copy of
+ * the arguments. Out of line, so that the one-probe path of
+ * marker_probe_cb() saves no registers for this loop.
+ */
+static noinline void marker_call_probes(const struct marker *marker,
+					const struct marker_probes *probes,
+					void *call_private, va_list *args)
+{
+	unsigned int i;
+
+	for (i = 0; i < probes->nr; i++) {
+		/* The probe or, once removed in place, the stub. */
+		marker_probe_func *func = READ_ONCE(probes->probe[i].func);
+		va_list copy;
+
+		va_copy(copy, *args);
+		func(probes->probe[i].probe_private, call_private, marker->format, &copy);
+		va_end(copy);
+	}
+}
+
 /**
  * marker_probe_cb() - call the probes of a marker; called by enabled sites
  * @marker: the site's marker
@@ -676,29 +698,21 @@ EXPORT_SYMBOL_GPL(marker_get_private_data);
  * around the probes: that is the RCU read side that
  * marker_synchronize_unregister() waits for.
  */
-void marker_probe_cb(const struct marker *marker, void *call_private, ...)
+void notrace marker_probe_cb(const struct marker *marker, void *call_private, ...)
 {
 	const struct marker_probes *probes;
 	va_list args;
-	unsigned int i;
 
 	preempt_disable_notrace();
 	probes = rcu_dereference_sched(marker->probes);
-	if (likely(probes && probes->nr == 1)) {
+	if (likely(probes)) {
 		va_start(args, call_private);
-		probes->probe[0].func(probes->probe[0].probe_private, call_private,
-				      marker->format, &args);
+		if (likely(probes->nr == 1))
+			probes->probe[0].func(probes->probe[0].probe_private, call_private,
+					      marker->format, &args);
+		else
+			marker_call_probes(marker, probes, call_private, &args);
 		va_end(args);
-	} else if (probes) {
-		for (i = 0; i < probes->nr; i++) {
-			/* The probe or, once removed in place, the stub. */
-			marker_probe_func *func = READ_ONCE(probes->probe[i].func);
-
-			va_start(args, call_private);
-			func(probes->probe[i].probe_private, call_private, marker->format,
-			     &args);
-			va_end(args);
-		}
 	}
 	preempt_enable_notrace();
 }
