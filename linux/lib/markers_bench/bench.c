@@ -257,7 +257,6 @@ static void bench_hits(unsigned int n)
 		unregister_trace_markers_bench_tp(bench_empty_tp_probe, NULL);
 		tracepoint_synchronize_unregister();
 	}
-	bench_kprobes(max(n / 100, BENCH_CHUNK));
 }
 
 /* --- switching rows ----------------------------------------------------- */
@@ -298,11 +297,15 @@ static unsigned long bench_ipis(void)
 	return sum;
 }
 
-/* Runs @op(@arg), printing its IPIs, time and the longest stall it caused. */
+/*
+ * Runs @op(@arg), printing its IPIs, time and the longest stall it caused,
+ * and, when it went through the markers' patcher, its sync rounds.
+ */
 static void bench_switch(struct bench_spinner *s, const char *row,
 			 int (*op)(void *arg), void *arg)
 {
 	unsigned long ipis = bench_ipis();
+	struct poke_sites_stats before, after;
 	char name[64];
 	u64 t0, ns;
 	int ret;
@@ -310,10 +313,12 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	WRITE_ONCE(s->max_gap, 0);
 	msleep(20);
 	WRITE_ONCE(s->max_gap, 0);
+	poke_sites_get_stats(&before);
 	t0 = local_clock();
 	ret = op(arg);
 	ns = local_clock() - t0;
 	ipis = bench_ipis() - ipis;
+	poke_sites_get_stats(&after);
 	/* The spinner records the stall once it runs again. */
 	msleep(20);
 	if (ret) {
@@ -323,6 +328,10 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	}
 	snprintf(name, sizeof(name), "%s.ipis", row);
 	bench_result(name, ipis, "IPIs");
+	if (after.batches != before.batches) {
+		snprintf(name, sizeof(name), "%s.rounds", row);
+		bench_result(name, after.sync_rounds - before.sync_rounds, "rounds");
+	}
 	snprintf(name, sizeof(name), "%s.ns", row);
 	bench_result(name, ns, "ns");
 	snprintf(name, sizeof(name), "%s.stall", row);
@@ -549,6 +558,11 @@ static int __init markers_bench_init(void)
 	bench_hits(n);
 	bench_sites_fire();
 	bench_switching_on_cpu0();
+	/*
+	 * Last: once an optprobe is gone, the kprobe optimizer keeps text_mutex
+	 * for a while (synchronize_rcu_tasks()), which would delay a switch.
+	 */
+	bench_kprobes(max(n / 100, BENCH_CHUNK));
 	bench_result("done", 1, "-");
 	return 0;
 }
