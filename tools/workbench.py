@@ -21,7 +21,7 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
@@ -144,48 +144,68 @@ def suite_cases(config: settings.KernelConfig, sections) -> List[Case]:
 	return cases
 
 
-def boot_config(p: Prepared, build: kbuild.Build,
-		outdir: Path) -> Tuple[Counts, List[Case], float]:
-	"""Boots @build, runs the guest tests; returns their counts, the host
-	checks of the guest run, and its duration."""
+@dataclass(frozen=True)
+class GuestRun:
+	"""One boot of a config's kernel: the sections it sent, its host checks."""
+	sections: dict
+	cases: List[Case]
+	seconds: float
+
+
+def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
+	       phases: Tuple[str, ...], index: int) -> GuestRun:
+	"""Boots @build to run the guest @phases (see guest/test.sh)."""
 	config = build.config
-	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
-	image = initramfs.make(build)
-	console = outdir / 'console.log'
-	channel = outdir / 'results.txt'
-	log(f'{config.name}: booting (console: {console})')
-	guest = qemu.boot(p.qemu, build.image, image, ('wb.mode=test', *config.cmdline),
+	suffix = f'-{index + 1}' if index else ''
+	console = outdir / f'console{suffix}.log'
+	channel = outdir / f'results{suffix}.txt'
+	what = f'{config.name}: guest {index + 1} ({", ".join(phases)})'
+	log(f'{what}: booting (console: {console})')
+	guest = qemu.boot(p.qemu, build.image, initrd,
+			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline),
 			  config.smp, config.boot_timeout, console, channel)
-	log(f'{config.name}: guest {guest.status.value} after {guest.seconds:.0f} s')
+	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
 	text = channel.read_text(errors='replace') if channel.is_file() else ''
-	sections = results.split_channel(text)
+	finished = '@@ section end' in text
+	cases = [Case(f'{what} ran every test and powered off',
+		      finished and guest.status == qemu.GuestStatus.POWERED_OFF,
+		      f'guest {guest.status.value}; results channel '
+		      f'{"complete" if finished else "incomplete"}')]
+	splats = results.splats(console)
+	cases.append(Case(f'{what}: console has no WARNING, BUG, Oops, lockdep or KASAN report',
+			  not splats, '\n'.join(splats[:50])))
+	return GuestRun(results.split_channel(text), cases, guest.seconds)
+
+
+def guest_cases(p: Prepared, config: settings.KernelConfig, outdir: Path,
+		guests: List[GuestRun]) -> Tuple[Counts, List[Case]]:
+	"""Merges the sections of @guests into KTAP documents and counts them."""
+	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
+	sections: dict = {}
+	cases = []
+	for guest in guests:
+		for name, suites in guest.sections.items():
+			sections.setdefault(name, []).extend(suites)
+		cases += guest.cases
 	counts = Counts()
 	for doc in guest_documents(sections, outdir):
 		counts.add(results.parse(kunit_py, doc))
-	finished = '@@ section end' in text
-	cases = suite_cases(config, sections)
-	cases.append(Case(f'{config.name}: guest ran every test and powered off',
-			  finished and guest.status == qemu.GuestStatus.POWERED_OFF,
-			  f'guest {guest.status.value}; results channel '
-			  f'{"complete" if finished else "incomplete"}'))
-	splats = results.splats(console)
-	cases.append(Case(f'{config.name}: console has no WARNING, BUG, Oops, lockdep or '
-			  'KASAN report', not splats, '\n'.join(splats[:50])))
-	return counts, cases, guest.seconds
+	return counts, suite_cases(config, sections) + cases
 
 
 @dataclass
 class ConfigRun:
-	"""What `make test` learnt of one config: its host checks, its guest."""
+	"""What `make test` learnt of one config: its host checks, its guests."""
 	config: settings.KernelConfig
 	outdir: Path
 	start: float
 	cases: List[Case]
 	counts: Counts
 	build: Optional[kbuild.Build] = None
-	guest: Optional[concurrent.futures.Future] = None
-	seconds: float = 0.0		# building, host checks, guest
+	guests: List[concurrent.futures.Future] = field(default_factory=list)
+	build_seconds: float = 0.0	# building and host checks
+	guest_seconds: float = 0.0	# guests, added up
 
 
 def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
@@ -216,22 +236,23 @@ def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
 		run.cases += checks.nomarkers_cases(build)
 	run.build = build
-	run.seconds = time.monotonic() - run.start
+	run.build_seconds = time.monotonic() - run.start
 	return run
 
 
 def finish_config(p: Prepared, run: ConfigRun) -> Counts:
-	"""Waits for the guest of @run, then counts everything it showed."""
+	"""Waits for the guests of @run, then counts everything they showed."""
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	counts = run.counts
-	if run.guest:
+	if run.guests:
 		try:
-			guest_counts, guest_cases, guest_seconds = run.guest.result()
-			run.seconds += guest_seconds
+			guests = [future.result() for future in run.guests]
+			run.guest_seconds = sum(guest.seconds for guest in guests)
+			guest_counts, cases = guest_cases(p, run.config, run.outdir, guests)
 			counts.add(guest_counts)
-			run.cases += guest_cases
+			run.cases += cases
 		except WorkbenchError as e:
-			run.cases.append(Case(f'{run.config.name}: the guest could be booted', False,
+			run.cases.append(Case(f'{run.config.name}: the guests could be booted', False,
 					      str(e)))
 	if run.cases:
 		counts.add(results.parse(kunit_py, write_host_ktap(
@@ -268,14 +289,21 @@ def cmd_test(args) -> Status:
 	with concurrent.futures.ThreadPoolExecutor(settings.PARALLEL_GUESTS) as guests:
 		for config in selected_configs(args.config):
 			run = build_and_check(p, config)
-			if config.boot and run.build:
-				run.guest = guests.submit(boot_config, p, run.build, run.outdir)
+			if config.guests and run.build:
+				try:
+					initrd = initramfs.make(run.build)
+				except WorkbenchError as e:
+					run.cases.append(Case(f'{config.name}: initramfs', False, str(e)))
+					initrd = None
+				for i, phases in enumerate(config.guests if initrd else ()):
+					run.guests.append(guests.submit(boot_guest, p, run.build, initrd,
+									run.outdir, phases, i))
 			runs.append(run)
 		for run in runs:
 			counts = finish_config(p, run)
 			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
-				f'{counts.skipped} skipped; {run.seconds:.0f} s of building and '
-				'booting')
+				f'{counts.skipped} skipped; build and checks {run.build_seconds:.0f} s, '
+				f'guests {run.guest_seconds:.0f} s')
 			log(line)
 			summary.append(line)
 			total.add(counts)

@@ -40,13 +40,20 @@ AUTHOR = 'Linux Markers Team <markers@example.org>'
 COMMIT_DATE = '2026-01-01T00:00:00+0000'
 
 
+# What a test guest does (guest/test.sh), in order: report the boot-time
+# KUnit run, run every suite again after boot, run the end-to-end tests.
+GUEST_PHASES = ('boot-kunit', 'after-boot-kunit', 'e2e')
+
+
 @dataclass(frozen=True)
 class KernelConfig:
 	"""One kernel of the test matrix: allnoconfig plus its fragments."""
 	name: str
 	description: str
 	fragments: Tuple[str, ...]
-	boot: bool = True		# boot it and run the guest tests
+	# Boots of the kernel, each doing some of GUEST_PHASES; several boots
+	# run at once, on different cores. Empty: build only.
+	guests: Tuple[Tuple[str, ...], ...] = (GUEST_PHASES,)
 	suites: Tuple[str, ...] = ()	# KUnit suites that must run, at and after boot
 	boot_timeout: int = 900		# seconds, for the whole guest run
 	cmdline: Tuple[str, ...] = ()
@@ -62,6 +69,9 @@ MATRIX = {
 			    'lockdep, KASAN, kmemleak, fault injection',
 		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
 		suites=('immediate', 'markers', 'kprobes_test'),
+		# The longest guest (KASAN): its after-boot KUnit run on a core of
+		# its own, while another boot of the same kernel runs the rest.
+		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit',)),
 		lint=True),
 	'rt': KernelConfig(
 		name='rt',
@@ -77,7 +87,7 @@ MATRIX = {
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
 		fragments=('base', 'x86', 'nomarkers'),
-		boot=False),
+		guests=()),
 }
 
 # The kernel of `make bench`: a production configuration (no debugging).
