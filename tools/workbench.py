@@ -208,8 +208,10 @@ class ConfigRun:
 	guest_seconds: float = 0.0	# guests, added up
 
 
-def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
-	"""Builds @config and runs the host checks of its build."""
+def build_and_check(p: Prepared, config: settings.KernelConfig,
+		    pool: concurrent.futures.Executor) -> ConfigRun:
+	"""Builds @config, submits its guests to @pool, and runs the host checks
+	of its build meanwhile."""
 	outdir = settings.OUT / 'test' / config.name
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
@@ -221,6 +223,14 @@ def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
 		run.counts = Counts(failed=1, failures=[f'{config.name}: {str(e).splitlines()[0]}'])
 		return run
 	link_build(build)
+	run.build = build
+	if config.guests:
+		try:
+			initrd = initramfs.make(build)
+			run.guests = [pool.submit(boot_guest, p, build, initrd, outdir, phases, i)
+				      for i, phases in enumerate(config.guests)]
+		except WorkbenchError as e:
+			run.cases.append(Case(f'{config.name}: initramfs', False, str(e)))
 	warnings = kbuild.warnings(build)
 	run.cases.append(Case(f'{config.name}: build has no compiler, linker or objtool warning',
 			      not warnings, '\n'.join(warnings)))
@@ -235,7 +245,6 @@ def build_and_check(p: Prepared, config: settings.KernelConfig) -> ConfigRun:
 		run.cases += checks.site_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
 		run.cases += checks.nomarkers_cases(build)
-	run.build = build
 	run.build_seconds = time.monotonic() - run.start
 	return run
 
@@ -288,17 +297,7 @@ def cmd_test(args) -> Status:
 	runs = []
 	with concurrent.futures.ThreadPoolExecutor(settings.PARALLEL_GUESTS) as guests:
 		for config in selected_configs(args.config):
-			run = build_and_check(p, config)
-			if config.guests and run.build:
-				try:
-					initrd = initramfs.make(run.build)
-				except WorkbenchError as e:
-					run.cases.append(Case(f'{config.name}: initramfs', False, str(e)))
-					initrd = None
-				for i, phases in enumerate(config.guests if initrd else ()):
-					run.guests.append(guests.submit(boot_guest, p, run.build, initrd,
-									run.outdir, phases, i))
-			runs.append(run)
+			runs.append(build_and_check(p, config, guests))
 		for run in runs:
 			counts = finish_config(p, run)
 			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
