@@ -367,6 +367,8 @@ static void imv_batch_1024_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
 	KUNIT_EXPECT_EQ(test, after.sites - before.sites, 1024);
 	KUNIT_EXPECT_LE(test, after.sync_rounds - before.sync_rounds, 3);
+	kunit_info(test, "1024 sites: %lu batch, %lu sync rounds\n",
+		   after.batches - before.batches, after.sync_rounds - before.sync_rounds);
 	KUNIT_ASSERT_EQ(test, imv_set(imv_test_batch, 0), 0);
 	KUNIT_EXPECT_EQ(test, imv_read_1024(), 0);
 }

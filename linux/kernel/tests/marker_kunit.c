@@ -790,6 +790,8 @@ static void marker_batch_1024_sites(struct kunit *test)
 	poke_sites_get_stats(&after);
 	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
 	KUNIT_EXPECT_LE(test, after.sync_rounds - before.sync_rounds, 3);
+	kunit_info(test, "1024 sites: %lu batch, %lu sync rounds\n",
+		   after.batches - before.batches, after.sync_rounds - before.sync_rounds);
 	marker_fire_1024();
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
 	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 1023);
