@@ -166,8 +166,8 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 			  config.smp, config.boot_timeout, console, channel)
 	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
-	text = channel.read_text(errors='replace') if channel.is_file() else ''
-	finished = '@@ section end' in text
+	text = guest.channel()
+	finished = results.channel_ended(text)
 	cases = [Case(f'{what} ran every test and powered off',
 		      finished and guest.status == qemu.GuestStatus.POWERED_OFF,
 		      f'guest {guest.status.value}; results channel '
@@ -178,10 +178,9 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	return GuestRun(results.split_channel(text), cases, guest.seconds)
 
 
-def guest_cases(p: Prepared, config: settings.KernelConfig, outdir: Path,
+def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
 		guests: List[GuestRun]) -> Tuple[Counts, List[Case]]:
 	"""Merges the sections of @guests into KTAP documents and counts them."""
-	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	sections: dict = {}
 	cases = []
 	for guest in guests:
@@ -199,10 +198,8 @@ class ConfigRun:
 	"""What `make test` learnt of one config: its host checks, its guests."""
 	config: settings.KernelConfig
 	outdir: Path
-	start: float
 	cases: List[Case]
 	counts: Counts
-	build: Optional[kbuild.Build] = None
 	guests: List[concurrent.futures.Future] = field(default_factory=list)
 	build_seconds: float = 0.0	# building and host checks
 	guest_seconds: float = 0.0	# guests, added up
@@ -215,7 +212,8 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 	outdir = settings.OUT / 'test' / config.name
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
-	run = ConfigRun(config, outdir, time.monotonic(), [], Counts())
+	start = time.monotonic()
+	run = ConfigRun(config, outdir, [], Counts())
 	try:
 		build = kbuild.build(p.tree, config)
 	except WorkbenchError as e:
@@ -223,7 +221,6 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 		run.counts = Counts(failed=1, failures=[f'{config.name}: {str(e).splitlines()[0]}'])
 		return run
 	link_build(build)
-	run.build = build
 	if config.guests:
 		try:
 			initrd = initramfs.make(build)
@@ -245,19 +242,18 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 		run.cases += checks.site_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
 		run.cases += checks.nomarkers_cases(build)
-	run.build_seconds = time.monotonic() - run.start
+	run.build_seconds = time.monotonic() - start
 	return run
 
 
-def finish_config(p: Prepared, run: ConfigRun) -> Counts:
+def finish_config(kunit_py: Path, run: ConfigRun) -> Counts:
 	"""Waits for the guests of @run, then counts everything they showed."""
-	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	counts = run.counts
 	if run.guests:
 		try:
 			guests = [future.result() for future in run.guests]
 			run.guest_seconds = sum(guest.seconds for guest in guests)
-			guest_counts, cases = guest_cases(p, run.config, run.outdir, guests)
+			guest_counts, cases = guest_cases(kunit_py, run.config, run.outdir, guests)
 			counts.add(guest_counts)
 			run.cases += cases
 		except WorkbenchError as e:
@@ -299,7 +295,7 @@ def cmd_test(args) -> Status:
 		for config in selected_configs(args.config):
 			runs.append(build_and_check(p, config, guests))
 		for run in runs:
-			counts = finish_config(p, run)
+			counts = finish_config(kunit_py, run)
 			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
 				f'{counts.skipped} skipped; build and checks {run.build_seconds:.0f} s, '
 				f'guests {run.guest_seconds:.0f} s')
@@ -311,7 +307,7 @@ def cmd_test(args) -> Status:
 		       f'skipped (not counted as passed); logs in {settings.OUT / "test"}')
 	summary.append(f'{total.passed} passed, {total.failed} failed')
 	(settings.OUT / 'test' / 'summary.log').write_text('\n'.join(summary) + '\n')
-	for line in summary[len(selected_configs(args.config)):]:
+	for line in summary[len(runs):]:
 		print(line, flush=True)
 	return Status.SUCCESS if total.failed == 0 and total.passed > 0 else Status.FAILURE
 
@@ -332,7 +328,7 @@ def cmd_run(args) -> Status:
 	guest = qemu.boot(p.qemu, build.image, image, cmdline, build.config.smp,
 			  build.config.boot_timeout, outdir / 'console.log',
 			  outdir / 'results.txt', echo=sys.stdout)
-	shown = '@@ section end' in (outdir / 'results.txt').read_text(errors='replace')
+	shown = results.channel_ended(guest.channel())
 	log(f'guest {guest.status.value} after {guest.seconds:.0f} s; '
 	    f'{"the demo ran to its end" if shown else "the demo did not finish"}')
 	ok = shown and guest.status == qemu.GuestStatus.POWERED_OFF

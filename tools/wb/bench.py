@@ -59,9 +59,8 @@ def run_guest(qemu_binary: Path, build: Build, initrd: Path, outdir: Path, mode:
 			  settings.BENCH_TIMEOUT, outdir / 'console.log', outdir / 'results.txt',
 			  extra=settings.BENCH_ICOUNT_ARGS if icount else (),
 			  tcg='single' if icount else settings.BENCH_WALL_TCG)
-	channel = outdir / 'results.txt'
-	text = channel.read_text(errors='replace') if channel.is_file() else ''
-	if guest.status != qemu.GuestStatus.POWERED_OFF or '@@ section end' not in text:
+	text = guest.channel()
+	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
 		raise WorkbenchError(f'benchmark guest ({mode}) {guest.status.value}, see '
 				     f'{outdir / "console.log"}')
 	splats = results.splats(outdir / 'console.log')
@@ -128,11 +127,11 @@ def footprint(build: Build) -> Rows:
 		text = sum(size for size, flags in sections.values() if 'X' in flags)
 		data = sum(size for size, flags in sections.values() if 'X' not in flags)
 		hot = _hot_bytes(obj, f'bench_fp_{function}')
-		sizes[name] = (hot, text - hot, data, sections)
-	base_hot, base_cold, base_data, _ = sizes['none']
+		sizes[name] = (hot, text - hot, data)
+	base_hot, base_cold, base_data = sizes['none']
 	rows = {}
 	for name, _ in FOOTPRINT[1:]:
-		hot, cold, data, sections = sizes[name]
+		hot, cold, data = sizes[name]
 		rows[f'footprint.{name}.hot_text'] = (hot - base_hot, 'bytes')
 		rows[f'footprint.{name}.cold_text'] = (cold - base_cold, 'bytes')
 		rows[f'footprint.{name}.data'] = (data - base_data, 'bytes')
@@ -229,13 +228,12 @@ def targets_text(result: List[Target]) -> str:
 
 
 def machine(qemu_binary: Path, build: Build) -> Dict[str, str]:
-	cpu = next((line.split(':', 1)[1].strip()
-		    for line in Path('/proc/cpuinfo').read_text().splitlines()
+	cpuinfo = Path('/proc/cpuinfo').read_text().splitlines()
+	cpu = next((line.split(':', 1)[1].strip() for line in cpuinfo
 		    if line.startswith('model name')), platform.processor())
 	return {
 		'host_cpu': cpu,
-		'host_cpus': str(len([l for l in Path('/proc/cpuinfo').read_text().splitlines()
-				      if l.startswith('processor')])),
+		'host_cpus': str(sum(line.startswith('processor') for line in cpuinfo)),
 		'host_kernel': platform.release(),
 		'qemu': output([str(qemu_binary), '-L', str(qemu_binary.parents[1] / 'share/qemu'),
 				'--version']).splitlines()[0],

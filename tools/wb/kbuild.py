@@ -100,6 +100,22 @@ def _stamp(build: Build, fragment: str) -> str:
 	return h.hexdigest()
 
 
+def _configure(b: Build, fragment: str, force: bool = False) -> bool:
+	"""Configures @b as allnoconfig with @fragment forced (nothing else is
+	built), unless @force is false and its .config already came from that
+	fragment; returns whether it configured. The caller records the fragment
+	once it is satisfied with the result."""
+	saved = b.dir / 'fragment.config'
+	if (not force and saved.is_file() and saved.read_text() == fragment and
+	    (b.dir / '.config').is_file()):
+		return False
+	allconfig = b.dir / 'allconfig.config'
+	allconfig.write_text(fragment)
+	_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
+	      extra=(f'KCONFIG_ALLCONFIG={allconfig}',))
+	return True
+
+
 def build(tree: Tree, config: KernelConfig, dirname: str = None,
 	  validate: bool = True) -> Build:
 	"""Configures and builds @config from @tree's worktree, if needed.
@@ -119,17 +135,10 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 
 	b.dir.mkdir(parents=True, exist_ok=True)
 	stamp_file.unlink(missing_ok=True)
-	saved = b.dir / 'fragment.config'
-	if (not validate or not saved.is_file() or saved.read_text() != fragment or
-	    not (b.dir / '.config').is_file()):
-		# allnoconfig with the fragments forced: nothing else is built.
-		allconfig = b.dir / 'allconfig.config'
-		allconfig.write_text(fragment)
-		_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
-		      extra=(f'KCONFIG_ALLCONFIG={allconfig}',))
+	if _configure(b, fragment, force=not validate):
 		if validate:
 			_validate(b, fragment)
-		saved.write_text(fragment)
+		(b.dir / 'fragment.config').write_text(fragment)
 
 	log(f'{config.name}: building (log: {b.log})')
 	_make(b, 'bzImage', 'modules', logfile=b.log)
@@ -151,8 +160,7 @@ def external_modules(b: Build) -> List[Path]:
 		shutil.copytree(src, copy)
 		logfile = copy / 'build.log'
 		_make(b, 'modules', logfile=logfile, extra=(f'M={copy}',))
-		warned = [line for line in logfile.read_text(errors='replace').splitlines()
-			  if re.search(r'\bwarning:', line, re.I)]
+		warned = _log_warnings(logfile)
 		if warned:
 			raise WorkbenchError(f'guest/modules/{src.name} builds with warnings:\n' +
 					     '\n'.join(warned))
@@ -165,12 +173,17 @@ def enabled(b: Build, option: str) -> bool:
 	return f'\n{option}=y\n' in '\n' + (b.dir / '.config').read_text()
 
 
+def _log_warnings(logfile: Path) -> List[str]:
+	"""The compiler, linker and objtool warnings in a make log."""
+	if not logfile.is_file():
+		return []
+	return [line for line in logfile.read_text(errors='replace').splitlines()
+		if re.search(r'\bwarning:', line, re.I)]
+
+
 def warnings(b: Build) -> List[str]:
 	"""Compiler, linker and objtool warnings of the last full build."""
-	if not b.log.is_file():
-		return []
-	return [line for line in b.log.read_text(errors='replace').splitlines()
-		if re.search(r'\bwarning:', line, re.I)]
+	return _log_warnings(b.log)
 
 
 def series_objects() -> List[str]:
@@ -185,14 +198,9 @@ def lint(tree: Tree, config: KernelConfig, objects: List[str]) -> Tuple[bool, st
 	b = Build(config, tree, build_dir(tree, config).with_name(config.name + '-lint'))
 	fragment = fragment_text(config)
 	b.dir.mkdir(parents=True, exist_ok=True)
-	saved = b.dir / 'fragment.config'
-	if not saved.is_file() or saved.read_text() != fragment:
-		allconfig = b.dir / 'allconfig.config'
-		allconfig.write_text(fragment)
-		_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
-		      extra=(f'KCONFIG_ALLCONFIG={allconfig}',))
+	if _configure(b, fragment):
 		_make(b, 'modules_prepare', logfile=b.dir / 'prepare.log')
-		saved.write_text(fragment)
+		(b.dir / 'fragment.config').write_text(fragment)
 	logfile = b.dir / 'lint.log'
 	_make(b, *objects, logfile=logfile, extra=('W=1', 'C=2', 'CHECK=sparse'))
 	text = logfile.read_text(errors='replace')

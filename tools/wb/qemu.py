@@ -27,6 +27,13 @@ class GuestRun:
 	console: Optional[Path]
 	results: Optional[Path]
 
+	def channel(self) -> str:
+		"""What the guest sent on its results channel: '' if nothing, even
+		when QEMU failed before creating the file."""
+		if not self.results or not self.results.is_file():
+			return ''
+		return self.results.read_text(errors='replace')
+
 
 def command(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
 	    results: Optional[Path], interactive: bool,

@@ -66,6 +66,11 @@ def ktap_document(suites: List[Tuple[str, List[str]]]) -> str:
 	return '\n'.join(out) + '\n'
 
 
+def channel_ended(text: str) -> bool:
+	"""Whether the guest got to the end of its script (guest/lib.sh)."""
+	return '@@ section end' in text
+
+
 def split_channel(text: str) -> Dict[str, List[Tuple[str, List[str]]]]:
 	"""Splits the ttyS1 stream into sections of (suite, lines)."""
 	sections: Dict[str, List[Tuple[str, List[str]]]] = {}
