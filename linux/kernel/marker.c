@@ -110,10 +110,7 @@ static bool marker_next_table(struct marker_table *t)
 	struct marker_module *mm;
 
 	lockdep_assert_held(&markers_mutex);
-	if (t->mm)
-		mm = list_next_entry(t->mm, list);
-	else
-		mm = list_first_entry(&marker_modules, struct marker_module, list);
+	mm = list_next_entry(list_prepare_entry(t->mm, &marker_modules, list), list);
 	if (list_entry_is_head(mm, &marker_modules, list))
 		return false;
 	t->mm = mm;

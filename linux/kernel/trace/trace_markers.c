@@ -9,7 +9,7 @@
  *
  * A marker switched on here gets a probe that formats its arguments with
  * the marker's format and records a markers:marker_hit event, which shows
- * in trace and trace_pipe. Both files are root's and refuse to open under
+ * in trace and trace_pipe. The three files are root's and refuse to open under
  * lockdown (LOCKDOWN_TRACEFS). See Documentation/markers.txt.
  */
 
@@ -19,7 +19,6 @@
 #include <linux/marker.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -140,13 +139,24 @@ static int trace_marker_switch_off(const char *name)
 	return 0;
 }
 
-static int trace_markers_open(struct inode *inode, struct file *file,
-			      int (*show)(struct seq_file *m, void *v))
+/*
+ * Opens a file of the directory: its show function is the inode's data.
+ * tracing_check_open_get_tr() refuses under lockdown (LOCKDOWN_TRACEFS).
+ */
+static int trace_markers_open(struct inode *inode, struct file *file)
 {
-	int ret = security_locked_down(LOCKDOWN_TRACEFS);
+	int ret = tracing_check_open_get_tr(NULL);
 
-	return ret ? ret : single_open(file, show, NULL);
+	return ret ? ret : single_open(file, inode->i_private, NULL);
 }
+
+/* list and sites */
+static const struct file_operations trace_markers_read_fops = {
+	.open = trace_markers_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
 
 static int trace_markers_list_row(const struct marker_info *info, void *data)
 {
@@ -168,18 +178,6 @@ static int trace_markers_list_show(struct seq_file *m, void *v)
 	return marker_walk(trace_markers_list_row, m);
 }
 
-static int trace_markers_list_open(struct inode *inode, struct file *file)
-{
-	return trace_markers_open(inode, file, trace_markers_list_show);
-}
-
-static const struct file_operations trace_markers_list_fops = {
-	.open = trace_markers_list_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static int trace_markers_sites_row(const char *name, void *code, unsigned int size,
 				   struct module *mod, void *data)
 {
@@ -192,18 +190,6 @@ static int trace_markers_sites_show(struct seq_file *m, void *v)
 	return marker_walk_sites(trace_markers_sites_row, m);
 }
 
-static int trace_markers_sites_open(struct inode *inode, struct file *file)
-{
-	return trace_markers_open(inode, file, trace_markers_sites_show);
-}
-
-static const struct file_operations trace_markers_sites_fops = {
-	.open = trace_markers_sites_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
 static int trace_markers_enable_show(struct seq_file *m, void *v)
 {
 	struct trace_marker_on *on;
@@ -212,11 +198,6 @@ static int trace_markers_enable_show(struct seq_file *m, void *v)
 	list_for_each_entry(on, &trace_markers_on, list)
 		seq_printf(m, "%s\n", on->name);
 	return 0;
-}
-
-static int trace_markers_enable_open(struct inode *inode, struct file *file)
-{
-	return trace_markers_open(inode, file, trace_markers_enable_show);
 }
 
 /*
@@ -252,7 +233,7 @@ static ssize_t trace_markers_enable_write(struct file *file, const char __user *
 }
 
 static const struct file_operations trace_markers_enable_fops = {
-	.open = trace_markers_enable_open,
+	.open = trace_markers_open,
 	.read = seq_read,
 	.write = trace_markers_enable_write,
 	.llseek = seq_lseek,
@@ -270,9 +251,12 @@ static __init int trace_markers_init(void)
 		pr_warn("cannot create the markers directory\n");
 		return 0;
 	}
-	trace_create_file("list", TRACE_MODE_READ, dir, NULL, &trace_markers_list_fops);
-	trace_create_file("enable", TRACE_MODE_WRITE, dir, NULL, &trace_markers_enable_fops);
-	trace_create_file("sites", TRACE_MODE_READ, dir, NULL, &trace_markers_sites_fops);
+	trace_create_file("list", TRACE_MODE_READ, dir, trace_markers_list_show,
+			  &trace_markers_read_fops);
+	trace_create_file("enable", TRACE_MODE_WRITE, dir, trace_markers_enable_show,
+			  &trace_markers_enable_fops);
+	trace_create_file("sites", TRACE_MODE_READ, dir, trace_markers_sites_show,
+			  &trace_markers_read_fops);
 	return 0;
 }
 fs_initcall(trace_markers_init);

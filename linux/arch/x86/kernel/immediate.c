@@ -102,10 +102,7 @@ static bool imv_next_table(struct imv_table *t)
 	struct imv_module *im;
 
 	lockdep_assert_held(&imv_mutex);
-	if (t->im)
-		im = list_next_entry(t->im, list);
-	else
-		im = list_first_entry(&imv_modules, struct imv_module, list);
+	im = list_next_entry(list_prepare_entry(t->im, &imv_modules, list), list);
 	if (list_entry_is_head(im, &imv_modules, list))
 		return false;
 	t->im = im;
@@ -176,6 +173,13 @@ static struct imv_entry *imv_table_find(const struct imv_table *t, const void *v
 	return lo;
 }
 
+/* Whether @e, found by imv_table_find(@t, @var) or after it, is of @var. */
+static bool imv_entry_of(const struct imv_table *t, const struct imv_entry *e,
+			 const void *var)
+{
+	return e < t->stop && imv_entry_var(e) == var;
+}
+
 static u64 imv_load(const void *var, unsigned int size)
 {
 	u64 value = 0;
@@ -218,8 +222,7 @@ static unsigned int imv_collect(const struct imv_update *updates, unsigned int n
 
 			if (from == u->value)
 				continue;
-			for (e = imv_table_find(&t, u->var);
-			     e < t.stop && imv_entry_var(e) == u->var; e++) {
+			for (e = imv_table_find(&t, u->var); imv_entry_of(&t, e, u->var); e++) {
 				if (!imv_entry_live(&t, e))
 					continue;
 				if (sites)
@@ -394,7 +397,7 @@ int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max)
 	guard(mutex)(&imv_mutex);
 	imv_first_table(&t);
 	do {
-		for (e = imv_table_find(&t, var); e < t.stop && imv_entry_var(e) == var; e++) {
+		for (e = imv_table_find(&t, var); imv_entry_of(&t, e, var); e++) {
 			if (!imv_entry_live(&t, e))
 				continue;
 			if (n < max) {

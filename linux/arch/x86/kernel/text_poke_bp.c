@@ -195,7 +195,9 @@ static bool poke_site_in_text(const struct poke_site *site)
  */
 static int poke_site_check_owner(const struct poke_site *site)
 {
-	if (!site->len || site->len > POKE_SITE_MAX_LEN || !poke_site_in_text(site)) {
+	if (!site->len || site->len > POKE_SITE_MAX_LEN)
+		return -EINVAL;
+	if (!poke_site_in_text(site)) {
 		pr_err("%pS is not kernel or module text\n", site->addr);
 		return -EINVAL;
 	}
