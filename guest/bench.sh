@@ -13,7 +13,7 @@ dmesg -c >/dev/null
 echo "== modprobe markers_bench $args"
 # shellcheck disable=SC2086 # the parameters are words on purpose
 if modprobe markers_bench $args; then
-	dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p' >&3
+	bench_rows >&3
 else
 	emit "modprobe_failed 1 -"
 fi

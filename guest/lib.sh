@@ -102,3 +102,8 @@ try_write() {
 expect_write() {
 	expect_eq "$1" "$4" "$(try_write "$2" "$3")"
 }
+
+# bench_rows: the "ROW VALUE UNIT" lines markers_bench left in the kernel log.
+bench_rows() {
+	dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p'
+}

@@ -14,7 +14,6 @@ if [ ! -d "$M" ]; then
 fi
 
 state() { cat "$M/list" "$M/enable"; }
-row() { grep -E "^$1 " "$M/list"; }
 
 expect "the list has a header" grep -q '^# name' "$M/list"
 expect "modprobe marker-example" modprobe marker-example

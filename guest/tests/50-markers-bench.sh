@@ -12,7 +12,7 @@ fi
 
 dmesg -c >/dev/null
 expect "modprobe markers_bench smoke=1" modprobe markers_bench smoke=1
-rows=$(dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]*\) \([0-9]*\) \([^ ]*\)$/\1 \2 \3/p')
+rows=$(bench_rows)
 expect_eq "it reached the end" "done 1 -" "$(printf '%s\n' "$rows" | grep '^done ')"
 expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"

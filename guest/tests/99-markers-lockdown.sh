@@ -7,7 +7,6 @@ suite markers_lockdown
 M=/sys/kernel/tracing/markers
 L=/sys/kernel/security/lockdown
 
-mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 if [ ! -d "$M" ]; then
 	skip "lockdown refuses the markers files" "no $M (no CONFIG_EVENT_TRACING)"
 	return 0

@@ -630,6 +630,7 @@ static int marker_registrar_fn(void *data)
 static void marker_module_race(struct kunit *test)
 {
 	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "fire=2", NULL };
+	char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
 	unsigned int reloads = kunit_stress_volume(MARKER_MODULE_RELOADS);
 	struct marker_registrar r = {};
 	struct task_struct *task;
@@ -647,8 +648,6 @@ static void marker_module_race(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	/* The registrar uses this stack frame: stop it before any assertion. */
 	for (i = 0; i < reloads && !ret; i++) {
-		char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
-
 		ret = kunit_run_program(load);
 		if (!ret)
 			ret = kunit_run_program(unload);

@@ -310,7 +310,6 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	u64 t0, ns;
 	int ret;
 
-	WRITE_ONCE(s->max_gap, 0);
 	msleep(20);
 	WRITE_ONCE(s->max_gap, 0);
 	poke_sites_get_stats(&before);
