@@ -11,17 +11,25 @@
  * it, and the old one is freed after an RCU grace period, which is what
  * marker_synchronize_unregister() waits for.
  *
- * Switching a marker:
+ * Switching a marker changes the immediate value @enabled of each of its
+ * struct markers, which its patched sites hold in their mov, and the jump
+ * slots of those sites, all in one batch of the architecture
+ * (arch_marker_switch(), built on imv_update_batch_pokes()):
  *
  *	0 -> N probes:	arm the sites, then publish the probes;
  *	N -> M probes:	publish the new probes;
  *	N -> 0 probes:	publish NULL, then disarm the sites.
  *
  * An armed site without probes calls marker_probe_cb(), which finds none.
- * So a failure to arm changes nothing, and a failure to disarm is harmless.
- * Invariant, under markers_mutex: an entry with probes is armed.
+ * So a failure to arm changes nothing, and a failure to disarm leaves the
+ * sites armed, which is a state like any other: the next switch goes on
+ * from there. Invariant, under markers_mutex: an entry with probes is
+ * armed, and every live site of an entry is in the state @armed says.
  *
- * Lock order: cpus_read_lock() -> markers_mutex -> text_mutex.
+ * The sites are kept in site tables (<linux/site_table.h>): sites in init
+ * text are forgotten before that text is freed.
+ *
+ * Lock order: cpus_read_lock() -> markers_mutex -> imv_mutex -> text_mutex.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -34,8 +42,9 @@
 #include <linux/marker.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/rculist.h>
+#include <linux/immediate.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 
 #include <asm/sections.h>
@@ -60,87 +69,21 @@ struct marker_entry {
 	char name[];
 };
 
-/* A module with sites, on marker_modules. */
-struct marker_module {
-	struct list_head list;
-	struct module *mod;
-	struct rcu_head rcu;
-};
-
-/*
- * One table of sites: the kernel's (@mod is NULL) or a module's. Walk them
- * all with marker_first_table() and marker_next_table().
- */
-struct marker_table {
-	struct marker_site *start;
-	struct marker_site *stop;
-	struct module *mod;
-	struct marker_module *mm;
-};
-
 static DEFINE_MUTEX(markers_mutex);
 static DEFINE_HASHTABLE(marker_names, 6);
-static LIST_HEAD(marker_modules);	/* markers_mutex for writers, RCU for readers */
+/* marker_init() failed: markers stay off, every registration fails. */
+static bool markers_disabled;
 
-static void marker_core_table(struct marker_table *t)
-{
-	t->start = __start___marker_sites;
-	t->stop = __stop___marker_sites;
-	t->mod = NULL;
-	t->mm = NULL;
-}
+static void marker_module_entries(struct module *mod, struct site_entry **start,
+				  struct site_entry **stop);
 
-static void marker_module_table(struct marker_table *t, struct module *mod)
-{
-	t->start = mod->marker_sites;
-	t->stop = mod->marker_sites + mod->num_marker_sites;
-	t->mod = mod;
-}
+static struct site_tables marker_tables =
+	SITE_TABLES_INIT(marker_tables, &markers_mutex, false, marker_module_entries,
+			 marker_alloc);
 
-/* The kernel's table comes first. */
-static void marker_first_table(struct marker_table *t)
-{
-	lockdep_assert_held(&markers_mutex);
-	marker_core_table(t);
-}
-
-/* Moves @t to the next module's table; false after the last one. */
-static bool marker_next_table(struct marker_table *t)
-{
-	struct marker_module *mm;
-
-	lockdep_assert_held(&markers_mutex);
-	mm = list_next_entry(list_prepare_entry(t->mm, &marker_modules, list), list);
-	if (list_entry_is_head(mm, &marker_modules, list))
-		return false;
-	t->mm = mm;
-	marker_module_table(t, mm->mod);
-	return true;
-}
-
-static inline struct marker_entry *marker_site_entry(const struct marker_site *site)
+static inline struct marker_entry *marker_site_entry(const struct site_entry *site)
 {
 	return marker_site_marker(site)->entry;
-}
-
-/* Whether a patched site's text is still there: __init text goes away. */
-static bool marker_site_live(const struct marker_table *t,
-			     const struct marker_site *site)
-{
-	void *code = marker_site_code(site);
-
-	if (t->mod)
-		return t->mod->state == MODULE_STATE_COMING ||
-		       !within_module_init((unsigned long)code, t->mod);
-	return system_state < SYSTEM_FREEING_INITMEM ||
-	       !init_section_contains(code, 1);
-}
-
-/* Whether @site is a patched site whose text is there. */
-static bool marker_site_patchable(const struct marker_table *t,
-				  const struct marker_site *site)
-{
-	return marker_site_code(site) && marker_site_live(t, site);
 }
 
 /**
@@ -237,10 +180,10 @@ bool marker_name_valid(const char *name)
  * whose format differs from its name's is left out, off for good. On error
  * *@stopped is the first site not attached.
  */
-static int marker_sites_attach(struct marker_site *start, struct marker_site *stop,
-			       struct marker_site **stopped)
+static int marker_sites_attach(struct site_entry *start, struct site_entry *stop,
+			       struct site_entry **stopped)
 {
-	struct marker_site *site;
+	struct site_entry *site;
 
 	for (site = start; site < stop; site++) {
 		struct marker *m = marker_site_marker(site);
@@ -258,7 +201,7 @@ static int marker_sites_attach(struct marker_site *start, struct marker_site *st
 				}
 			} else if (m->format && strcmp(m->format, e->format)) {
 				pr_warn("%s: site %pS has format \"%s\", not \"%s\": left off\n",
-					m->name, marker_site_code(site), m->format, e->format);
+					m->name, site_entry_code(site), m->format, e->format);
 				marker_entry_put(e);
 				continue;
 			}
@@ -274,10 +217,10 @@ out_nomem:
 }
 
 /* Undoes marker_sites_attach() of [@start, @stop). */
-static void marker_sites_detach(struct marker_site *start, struct marker_site *stop)
+static void marker_sites_detach(struct site_entry *start, struct site_entry *stop)
 {
 	struct marker_entry *e;
-	struct marker_site *site;
+	struct site_entry *site;
 	struct hlist_node *tmp;
 	int bkt;
 
@@ -383,52 +326,131 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 /* --- switching ----------------------------------------------------------- */
 
 /*
- * The patched sites of @e whose text is there: counted when @changes is
- * NULL, else recorded as changes from @from to @to.
+ * A switch of sites: those of one entry (@e) from @from to @on, or, with
+ * @e NULL, those of a table that comes, from MARKER_SITE_BUILT to the
+ * state of their entries.
  */
-static unsigned int marker_entry_changes(struct marker_entry *e,
-					 enum marker_site_state from,
-					 enum marker_site_state to,
-					 struct marker_site_change *changes)
-{
-	struct marker_table t;
-	struct marker_site *site;
-	unsigned int n = 0;
+struct marker_switch {
+	const struct marker_entry *e;
+	enum marker_site_state from;
+	bool on;
+};
 
-	marker_first_table(&t);
-	do {
-		for (site = t.start; site < t.stop; site++) {
-			if (!marker_site_patchable(&t, site) || marker_site_entry(site) != e)
-				continue;
-			if (changes) {
-				changes[n].site = site;
-				changes[n].from = from;
-				changes[n].to = to;
-			}
-			n++;
-		}
-	} while (marker_next_table(&t));
-	return n;
+/* Whether @sw switches the sites of @m, and whether it switches them on. */
+static bool marker_switch_wants(const struct marker_switch *sw,
+				const struct marker *m, bool *on)
+{
+	if (sw->e) {
+		*on = sw->on;
+		return m->entry == sw->e;
+	}
+	*on = m->entry && m->entry->armed;
+	return true;
 }
 
-/* Arms (@on) or disarms every patched site of @e, in one batch. */
+/* The change of a live patched site that @data switches. */
+static unsigned int marker_collect_change(const struct site_table *t,
+					  const struct site_entry *site,
+					  void *out, void *data)
+{
+	const struct marker_switch *sw = data;
+	struct marker_site_change *change = out;
+	bool on;
+
+	if (!site_entry_code(site) ||
+	    !marker_switch_wants(sw, marker_site_marker(site), &on))
+		return 0;
+	if (change) {
+		change->site = site;
+		change->from = sw->from;
+		change->to = on ? MARKER_SITE_ON : MARKER_SITE_OFF;
+	}
+	return 1;
+}
+
+/* The new @enabled of the marker of a live site that @data switches. */
+static unsigned int marker_collect_update(const struct site_table *t,
+					  const struct site_entry *site,
+					  void *out, void *data)
+{
+	const struct marker_switch *sw = data;
+	struct marker *m = marker_site_marker(site);
+	struct imv_update *update = out;
+	bool on;
+
+	if (!marker_switch_wants(sw, m, &on) || m->enabled == on)
+		return 0;
+	if (update) {
+		update->var = &m->enabled;
+		update->value = on;
+		update->size = sizeof(m->enabled);
+	}
+	return 1;
+}
+
+static int marker_update_cmp(const void *a, const void *b)
+{
+	const struct imv_update *x = a, *y = b;
+
+	if (x->var != y->var)
+		return x->var < y->var ? -1 : 1;
+	return 0;
+}
+
+/* A marker with several sites was collected once per site: keep one. */
+static unsigned int marker_updates_unique(struct imv_update *updates, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	sort(updates, n, sizeof(*updates), marker_update_cmp, NULL);
+	for (i = 0; i < n; i++)
+		if (!k || updates[k - 1].var != updates[i].var)
+			updates[k++] = updates[i];
+	return k;
+}
+
+/*
+ * Switches the sites and markers that @sw names, in table @only or in all,
+ * in one batch; nothing changes on error.
+ */
+static int marker_switch_apply(const struct marker_switch *sw,
+			       const struct site_table *only)
+{
+	struct marker_site_change *changes;
+	struct imv_update *updates;
+	unsigned int nr_changes, nr;
+	int ret;
+
+	lockdep_assert_held(&markers_mutex);
+	changes = site_tables_collect(&marker_tables, only, marker_collect_change,
+				      (void *)sw, sizeof(*changes), &nr_changes);
+	if (IS_ERR(changes))
+		return PTR_ERR(changes);
+	updates = site_tables_collect(&marker_tables, only, marker_collect_update,
+				      (void *)sw, sizeof(*updates), &nr);
+	if (IS_ERR(updates)) {
+		ret = PTR_ERR(updates);
+		goto out_free_changes;
+	}
+	nr = marker_updates_unique(updates, nr);
+	ret = arch_marker_switch(updates, nr, changes, nr_changes);
+	kvfree(updates);
+out_free_changes:
+	kvfree(changes);
+	return ret;
+}
+
+/* Arms (@on) or disarms every live site of @e, in one batch. */
 static int marker_entry_arm(struct marker_entry *e, bool on)
 {
-	enum marker_site_state from = on ? MARKER_SITE_OFF : MARKER_SITE_ON;
-	enum marker_site_state to = on ? MARKER_SITE_ON : MARKER_SITE_OFF;
-	struct marker_site_change *changes;
-	unsigned int n;
-	int ret = 0;
+	struct marker_switch sw = {
+		.e = e,
+		.from = on ? MARKER_SITE_OFF : MARKER_SITE_ON,
+		.on = on,
+	};
+	int ret;
 
-	n = marker_entry_changes(e, from, to, NULL);
-	if (n) {
-		changes = marker_alloc(array_size(n, sizeof(*changes)));
-		if (!changes)
-			return -ENOMEM;
-		marker_entry_changes(e, from, to, changes);
-		ret = arch_marker_patch(changes, n);
-		kvfree(changes);
-	}
+	ret = marker_switch_apply(&sw, NULL);
 	if (!ret)
 		e->armed = on;
 	return ret;
@@ -437,20 +459,20 @@ static int marker_entry_arm(struct marker_entry *e, bool on)
 /* Makes every site of @e call through its current probes. */
 static void marker_entry_publish(struct marker_entry *e)
 {
-	struct marker_table t;
-	struct marker_site *site;
+	struct site_table *t;
+	struct site_entry *site;
 
-	marker_first_table(&t);
-	do {
-		for (site = t.start; site < t.stop; site++)
+	for_each_site_table(t, &marker_tables)
+		for (site = t->start; site < t->stop; site++)
 			if (marker_site_entry(site) == e)
 				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
-	} while (marker_next_table(&t));
 }
 
 /*
  * Makes @new (which may be NULL) the probes of @e; frees the old ones after a
- * grace period. Fails, changing nothing, only when arming the sites fails.
+ * grace period. Fails, changing nothing, when arming the sites fails. When
+ * disarming them fails, @new is the probes all the same (no site calls a
+ * removed probe) and the sites stay armed: the error is returned.
  */
 static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new)
 {
@@ -467,11 +489,17 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	}
 	e->probes = new;
 	marker_entry_publish(e);
-	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
-	if (!new && e->armed && marker_entry_arm(e, false))
-		pr_debug("%s: sites left armed\n", e->name);
 	if (old)
 		kfree_rcu(old, rcu);
+	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
+	if (!new && e->armed) {
+		ret = marker_entry_arm(e, false);
+		if (ret) {
+			pr_warn("%s: cannot switch the sites off (%d): they stay on, without probes\n",
+				e->name, ret);
+			return ret;
+		}
+	}
 	return 0;
 }
 
@@ -479,15 +507,16 @@ static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *
 				     void *probe_private)
 {
 	struct marker_probes *new;
+	int ret = 0;
 
 	new = marker_probes_remove(e->probes, probe, probe_private);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
-	/* Fewer probes on an armed entry: cannot fail. */
+	/* The probe is gone whatever the switch of the sites gives. */
 	if (new != e->probes)
-		WARN_ON_ONCE(marker_entry_set_probes(e, new));
+		ret = marker_entry_set_probes(e, new);
 	marker_entry_put(e);
-	return 0;
+	return ret;
 }
 
 /* --- the API ------------------------------------------------------------- */
@@ -506,8 +535,9 @@ static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
  * @probe; -EPERM if @format differs from the marker's; -EBUSY if @probe is
- * already connected with @probe_private; -ENOMEM; or an error switching
- * the sites. On error nothing has changed.
+ * already connected with @probe_private; -ENOMEM; -ENODEV if markers could
+ * not be set up at boot; or an error switching the sites. On error nothing
+ * has changed.
  */
 int marker_probe_register(const char *name, const char *format,
 			  marker_probe_func *probe, void *probe_private)
@@ -522,6 +552,10 @@ int marker_probe_register(const char *name, const char *format,
 
 	cpus_read_lock();
 	mutex_lock(&markers_mutex);
+	if (markers_disabled) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
 	e = marker_entry_get(name);
 	if (!e) {
 		ret = -ENOMEM;
@@ -576,7 +610,9 @@ EXPORT_SYMBOL_GPL(marker_probe_register);
  *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0; -EINVAL for a NULL argument; -ENOENT if the probe is not
- * connected to @name. Never fails for want of memory.
+ * connected to @name; or, when it was the last probe, the error of
+ * switching the sites off (-ENOMEM, ...): the probe is disconnected even
+ * then, and the sites stay on without probes until the next switch.
  */
 int marker_probe_unregister(const char *name, marker_probe_func *probe,
 			    void *probe_private)
@@ -608,7 +644,8 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister);
  *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0; -EINVAL for a NULL @probe; -ENOENT if there is no such
- * connection.
+ * connection; or an error switching the sites off, as for
+ * marker_probe_unregister().
  */
 int marker_probe_unregister_private_data(marker_probe_func *probe,
 					 void *probe_private)
@@ -715,18 +752,18 @@ void notrace marker_probe_cb(const struct marker *marker, void *call_private, ..
 }
 EXPORT_SYMBOL(marker_probe_cb);
 
-/* Reports the markers of one table, one row per name. */
-static int marker_report_table(struct marker_table *t,
+/* Reports the markers of one table, one row per name, with their live sites. */
+static int marker_report_table(struct site_table *t,
 			       int (*fn)(const struct marker_info *info, void *data),
 			       void *data)
 {
-	struct marker_site *site;
+	struct site_entry *site;
 	struct marker_entry *e;
 	int ret = 0;
 
 	for (site = t->start; site < t->stop; site++) {
 		e = marker_site_entry(site);
-		if (e)
+		if (e && site_entry_live(t, site))
 			e->count++;
 	}
 	for (site = t->start; site < t->stop; site++) {
@@ -757,9 +794,9 @@ static int marker_report_table(struct marker_table *t,
  * @fn: called with each marker; a non-zero return stops the walk
  * @data: passed to @fn
  *
- * Reports the markers with sites in the kernel, then those of each module,
- * then the names that only have probes. @fn runs under markers_mutex: it
- * must not register or unregister probes.
+ * Reports the markers with live sites in the kernel, then those of each
+ * module, then the names that only have probes. @fn runs under
+ * markers_mutex: it must not register or unregister probes.
  *
  * Context: process context; takes markers_mutex.
  * Return: 0, or what @fn returned to stop the walk.
@@ -767,14 +804,15 @@ static int marker_report_table(struct marker_table *t,
 int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data)
 {
 	struct marker_entry *e;
-	struct marker_table t;
-	int bkt, ret;
+	struct site_table *t;
+	int bkt, ret = 0;
 
 	guard(mutex)(&markers_mutex);
-	marker_first_table(&t);
-	do {
-		ret = marker_report_table(&t, fn, data);
-	} while (!ret && marker_next_table(&t));
+	for_each_site_table(t, &marker_tables) {
+		ret = marker_report_table(t, fn, data);
+		if (ret)
+			return ret;
+	}
 	hash_for_each(marker_names, bkt, e, hlist) {
 		struct marker_info info = {
 			.name = e->name,
@@ -792,33 +830,62 @@ int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *dat
 }
 EXPORT_SYMBOL_GPL(marker_walk);
 
+/* A live patched site, with the module it is in. */
+struct marker_site_ref {
+	const struct site_entry *site;
+	struct module *mod;
+};
+
+/* A live patched site of the entry @data, or of any entry if @data is NULL. */
+static unsigned int marker_collect_site(const struct site_table *t,
+					const struct site_entry *site, void *out,
+					void *data)
+{
+	struct marker_site_ref *ref = out;
+	struct marker_entry *e = marker_site_entry(site);
+
+	if (!e || !site_entry_code(site) || (data && e != data))
+		return 0;
+	if (ref) {
+		ref->site = site;
+		ref->mod = t->mod;
+	}
+	return 1;
+}
+
+/* The live patched sites of @e (or of every entry), in a new array. */
+static struct marker_site_ref *marker_sites_of(struct marker_entry *e,
+					       unsigned int *nr)
+{
+	return site_tables_collect(&marker_tables, NULL, marker_collect_site, e,
+				   sizeof(struct marker_site_ref), nr);
+}
+
 /**
  * marker_walk_sites() - report every patched site
- * @fn: called with each site; a non-zero return stops the walk
+ * @fn: called with each live site; a non-zero return stops the walk
  * @data: passed to @fn
  *
  * @fn runs under markers_mutex: it must not register or unregister probes.
  *
  * Context: process context; takes markers_mutex.
- * Return: 0, or what @fn returned to stop the walk.
+ * Return: 0, what @fn returned to stop the walk, or -ENOMEM.
  */
 int marker_walk_sites(marker_site_fn *fn, void *data)
 {
-	struct marker_table t;
-	struct marker_site *site;
+	struct marker_site_ref *refs;
+	unsigned int i, n;
 	int ret = 0;
 
 	guard(mutex)(&markers_mutex);
-	marker_first_table(&t);
-	do {
-		for (site = t.start; site < t.stop && !ret; site++) {
-			struct marker_entry *e = marker_site_entry(site);
-
-			if (e && marker_site_patchable(&t, site))
-				ret = fn(e->name, marker_site_code(site),
-					 arch_marker_site_size(site), t.mod, data);
-		}
-	} while (!ret && marker_next_table(&t));
+	refs = marker_sites_of(NULL, &n);
+	if (IS_ERR(refs))
+		return PTR_ERR(refs);
+	for (i = 0; i < n && !ret; i++)
+		ret = fn(marker_site_entry(refs[i].site)->name,
+			 site_entry_code(refs[i].site), refs[i].site->len,
+			 refs[i].mod, data);
+	kvfree(refs);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(marker_walk_sites);
@@ -830,75 +897,45 @@ EXPORT_SYMBOL_GPL(marker_walk_sites);
  * @max: the size of @code
  *
  * Context: process context; takes markers_mutex.
- * Return: the number of patched sites, which may exceed @max.
+ * Return: the number of live patched sites, which may exceed @max; -ENOMEM.
  */
 int marker_get_sites(const char *name, void **code, unsigned int max)
 {
+	struct marker_site_ref *refs;
 	struct marker_entry *e;
-	struct marker_table t;
-	struct marker_site *site;
-	unsigned int n = 0;
+	unsigned int i, n;
 
 	guard(mutex)(&markers_mutex);
 	e = marker_entry_find(name);
 	if (!e)
 		return 0;
-	marker_first_table(&t);
-	do {
-		for (site = t.start; site < t.stop; site++) {
-			if (marker_site_entry(site) != e || !marker_site_patchable(&t, site))
-				continue;
-			if (n < max)
-				code[n] = marker_site_code(site);
-			n++;
-		}
-	} while (marker_next_table(&t));
+	refs = marker_sites_of(e, &n);
+	if (IS_ERR(refs))
+		return PTR_ERR(refs);
+	for (i = 0; i < n && i < max; i++)
+		code[i] = site_entry_code(refs[i].site);
+	kvfree(refs);
 	return n;
 }
 EXPORT_SYMBOL_GPL(marker_get_sites);
-
-static bool marker_table_reserved(const struct marker_table *t, void *start, void *end)
-{
-	struct marker_site *site;
-
-	for (site = t->start; site < t->stop; site++) {
-		u8 *code = marker_site_code(site);
-
-		if (code && code <= (u8 *)end &&
-		    code + arch_marker_site_size(site) > (u8 *)start &&
-		    marker_site_live(t, site))
-			return true;
-	}
-	return false;
-}
 
 /**
  * marker_text_reserved() - check whether an address range overlaps a site
  * @start: first byte of the range
  * @end: last byte of the range
  *
- * Code that writes kernel text (kprobes) must leave marker sites alone.
+ * Code that writes kernel text (kprobes) must leave marker sites alone,
+ * from the jump slot to the end of the jne. The sites are found by
+ * address from the tables the kernel and modules carry, never from the
+ * bytes at @start, which a switch may be rewriting; a module's sites are
+ * reserved from the moment its text is, before it comes.
  *
- * Context: any context that may use RCU; takes no lock.
+ * Context: any context where modules can be looked up; takes no lock.
  * Return: 1 if the range overlaps a patched site, 0 otherwise.
  */
 int marker_text_reserved(void *start, void *end)
 {
-	struct marker_module *mm;
-	struct marker_table t;
-	int ret;
-
-	marker_core_table(&t);
-	ret = marker_table_reserved(&t, start, end);
-	rcu_read_lock();
-	list_for_each_entry_rcu(mm, &marker_modules, list) {
-		if (ret)
-			break;
-		marker_module_table(&t, mm->mod);
-		ret = marker_table_reserved(&t, start, end);
-	}
-	rcu_read_unlock();
-	return ret;
+	return site_tables_reserved(&marker_tables, start, end);
 }
 
 /*
@@ -906,114 +943,112 @@ int marker_text_reserved(void *start, void *end)
  * and publishes their probes: for the kernel at boot, for a module before
  * any of its code runs.
  */
-static int marker_table_prepare(struct marker_table *t)
+static int marker_table_prepare(struct site_table *t)
 {
-	struct marker_site_change *changes;
-	struct marker_site *site;
-	unsigned int n = 0;
-	int ret;
+	struct marker_switch sw = { .from = MARKER_SITE_BUILT };
+	struct site_entry *site;
 
 	for (site = t->start; site < t->stop; site++) {
 		struct marker_entry *e = marker_site_entry(site);
 
 		if (e)
 			rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
-		n += marker_site_patchable(t, site);
 	}
-	if (!n)
-		return 0;
-
-	changes = marker_alloc(array_size(n, sizeof(*changes)));
-	if (!changes)
-		return -ENOMEM;
-	n = 0;
-	for (site = t->start; site < t->stop; site++) {
-		struct marker_entry *e = marker_site_entry(site);
-
-		if (!marker_site_patchable(t, site))
-			continue;
-		changes[n].site = site;
-		changes[n].from = MARKER_SITE_BUILT;
-		changes[n].to = e && e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF;
-		n++;
-	}
-	ret = arch_marker_patch(changes, n);
-	kvfree(changes);
-	return ret;
+	return marker_switch_apply(&sw, t);
 }
 
 /**
  * marker_init() - register the kernel's markers and switch their sites off
  *
- * Called by start_kernel() while one CPU runs and kernel text is writable,
- * so the sites are written directly. Until then they run the pattern with
- * the immediate 0: correct, just not yet the one-jump fast path.
+ * Called by start_kernel() after imv_init(), while one CPU runs and kernel
+ * text is writable, so the sites are written directly. Until then they run
+ * the pattern with the immediate 0: correct, just not yet the one-jump fast
+ * path. If that fails, markers are off for good: the sites stay as built
+ * and never call a probe, and every registration fails with -ENODEV.
  */
 void __init marker_init(void)
 {
-	struct marker_site *stopped;
-	struct marker_table t;
+	struct site_entry *stopped;
+	struct site_table *t;
 	int ret;
 
-	marker_core_table(&t);
 	cpus_read_lock();
 	mutex_lock(&markers_mutex);
-	ret = marker_sites_attach(t.start, t.stop, &stopped);
-	if (!ret)
-		ret = marker_table_prepare(&t);
+	site_tables_init(&marker_tables, __start___marker_sites, __stop___marker_sites);
+	t = &marker_tables.core;
+	ret = marker_sites_attach(t->start, t->stop, &stopped);
+	if (ret) {
+		marker_sites_detach(t->start, stopped);
+	} else {
+		ret = marker_table_prepare(t);
+		if (ret)
+			marker_sites_detach(t->start, t->stop);
+	}
+	if (ret) {
+		markers_disabled = true;
+		pr_err("disabled: cannot prepare the kernel's sites: %d\n", ret);
+	}
 	mutex_unlock(&markers_mutex);
 	cpus_read_unlock();
-	WARN(ret, "markers: cannot prepare the kernel's sites: %d\n", ret);
+}
+
+/**
+ * marker_free_init_mem() - forget the sites in the kernel's init text
+ *
+ * Called before free_initmem(): no switch writes them from now on, and
+ * neither the list nor the sites report them.
+ */
+void marker_free_init_mem(void)
+{
+	guard(mutex)(&markers_mutex);
+	site_tables_forget_init(&marker_tables, NULL);
+}
+
+static void marker_module_entries(struct module *mod, struct site_entry **start,
+				  struct site_entry **stop)
+{
+	*start = mod->marker_sites;
+	*stop = mod->marker_sites + mod->num_marker_sites;
 }
 
 #ifdef CONFIG_MODULES
 
 static int marker_module_coming(struct module *mod)
 {
-	struct marker_site *stopped;
-	struct marker_module *mm;
-	struct marker_table t;
+	struct site_entry *stopped;
+	struct site_table *t;
 	int ret;
 
-	if (!mod->num_marker_sites)
+	if (markers_disabled)
 		return 0;
-	marker_module_table(&t, mod);
-	mm = marker_alloc(sizeof(*mm));
-	if (!mm)
-		return -ENOMEM;
-	ret = marker_sites_attach(t.start, t.stop, &stopped);
+	t = site_tables_add_module(&marker_tables, mod);
+	if (IS_ERR_OR_NULL(t))
+		return PTR_ERR_OR_ZERO(t);
+	ret = marker_sites_attach(t->start, t->stop, &stopped);
 	if (ret)
-		goto out_free;
-	ret = marker_table_prepare(&t);
+		goto out_remove;
+	ret = marker_table_prepare(t);
 	if (ret) {
-		stopped = t.stop;
+		stopped = t->stop;
 		goto out_detach;
 	}
-	mm->mod = mod;
-	list_add_rcu(&mm->list, &marker_modules);
 	return 0;
 
 out_detach:
-	marker_sites_detach(t.start, stopped);
-out_free:
-	kvfree(mm);
+	marker_sites_detach(t->start, stopped);
+out_remove:
+	site_tables_remove_module(&marker_tables, mod);
 	return ret;
 }
 
 static void marker_module_going(struct module *mod)
 {
-	struct marker_module *mm;
-	struct marker_table t;
+	struct site_table *t = site_tables_find_module(&marker_tables, mod);
 
-	list_for_each_entry(mm, &marker_modules, list) {
-		if (mm->mod != mod)
-			continue;
-		list_del_rcu(&mm->list);
-		kfree_rcu(mm, rcu);
-		marker_module_table(&t, mod);
-		marker_sites_detach(t.start, t.stop);
+	if (!t)
 		return;
-	}
+	marker_sites_detach(t->start, t->stop);
+	site_tables_remove_module(&marker_tables, mod);
 }
 
 static int marker_module_notify(struct notifier_block *self, unsigned long val,
@@ -1031,10 +1066,13 @@ static int marker_module_notify(struct notifier_block *self, unsigned long val,
 			pr_warn("%s: cannot prepare the module's markers: %d\n",
 				mod->name, ret);
 		break;
+	case MODULE_STATE_LIVE:
+		/* Its init function returned: its init text is about to go. */
+		site_tables_forget_init(&marker_tables, mod);
+		break;
 	case MODULE_STATE_GOING:
 		marker_module_going(mod);
 		break;
-	case MODULE_STATE_LIVE:
 	case MODULE_STATE_UNFORMED:
 		break;
 	}
@@ -1045,7 +1083,7 @@ static int marker_module_notify(struct notifier_block *self, unsigned long val,
 
 static struct notifier_block marker_module_nb = {
 	.notifier_call = marker_module_notify,
-	.priority = 0,
+	.priority = 0,	/* after immediate values, whose tables markers use */
 };
 
 static int __init marker_module_init(void)

@@ -26,6 +26,8 @@ static inline int imv_update_batch(const struct imv_update *updates, unsigned in
 
 static inline void imv_init(void) { }
 
+static inline void imv_free_init_mem(void) { }
+
 static inline int imv_text_reserved(void *start, void *end)
 {
 	return 0;

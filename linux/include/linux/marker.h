@@ -20,13 +20,16 @@
  *	slot:	66 90			2-byte NOP as built
  *		eb 06 (or eb 0a)	off: jump over the pattern
  *		eb <rel8> or 66 90	on: jump to the probe block, or fall in
- *	mov:	b0 00 / b0 01		movb $0/$1, %al (the immediate is 1 when on)
+ *	mov:	b0 00 / b0 01		movb $0/$1, %al: the immediate value
+ *					marker->enabled, 1 when on
  *	test:	84 c0			testb %al, %al
  *	jne:	75 <rel8>		or 0f 85 <rel32>: the out-of-line probe block
  *
  * As built the site is correct but not yet fast: it runs the pattern with
  * the immediate 0. marker_init() rewrites every kernel site to "off" at
- * boot, and the module notifier every module site before it runs.
+ * boot, and the module notifier every module site before it runs. The
+ * mov is an immediate-value site (<linux/immediate.h>); kprobes may not
+ * touch any byte from the slot to the end of jne.
  */
 
 #include <linux/build_bug.h>
@@ -35,6 +38,7 @@
 #include <linux/errno.h>
 #include <linux/init.h>
 #include <linux/rcupdate.h>
+#include <linux/site_table.h>
 #include <linux/stdarg.h>
 #include <linux/types.h>
 
@@ -88,35 +92,25 @@ struct marker_probes {
  * @format: the format of its arguments; NULL for a marker_enabled() guard
  * @probes: what its sites call, published under RCU; NULL while off
  * @entry: private to kernel/marker.c
+ * @enabled: an immediate value: 1 while the sites are on. The sites test
+ *	it (patched sites as the immediate of their mov, see <asm/marker.h>);
+ *	only kernel/marker.c changes it, through the immediate-values API.
+ *
+ * The sites of a MARK() are entries of __marker_sites (&struct site_entry,
+ * whose key is the &struct marker). One MARK() may have several sites: the
+ * compiler copies inline code.
  */
 struct marker {
 	const char *name;
 	const char *format;
 	struct marker_probes __rcu *probes;
 	struct marker_entry *entry;
+	u8 enabled;
 };
 
-/**
- * struct marker_site - one copy of a marker in the code, in __marker_sites
- * @code: offset from this field to the site's jump slot; 0 for a site that
- *	tests a plain variable
- * @marker: offset from this field to the site's &struct marker
- *
- * One MARK() may have several sites: the compiler copies inline code.
- */
-struct marker_site {
-	s32 code;
-	s32 marker;
-};
-
-static inline void *marker_site_code(const struct marker_site *site)
+static inline struct marker *marker_site_marker(const struct site_entry *site)
 {
-	return site->code ? (void *)&site->code + site->code : NULL;
-}
-
-static inline struct marker *marker_site_marker(const struct marker_site *site)
-{
-	return (void *)&site->marker + site->marker;
+	return site_entry_key(site);
 }
 
 /**
@@ -158,7 +152,7 @@ struct marker_info {
  * typedef marker_site_fn - what marker_walk_sites() calls for each site
  * @name: the site's marker
  * @code: the site's jump slot
- * @size: the length of its pattern, in bytes
+ * @size: the length of its pattern, in bytes (kprobes may not touch them)
  * @mod: the module it is in, or NULL for the kernel
  * @data: the data given to marker_walk_sites()
  *
@@ -179,53 +173,52 @@ static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
 #ifdef CONFIG_MARKERS
 
 /* The kernel's sites. */
-extern struct marker_site __start___marker_sites[], __stop___marker_sites[];
+extern struct site_entry __start___marker_sites[], __stop___marker_sites[];
 
-/* A site that tests a plain variable: records itself, then loads. */
+/* A site that tests a plain variable: records itself (no code), then loads. */
 static __always_inline bool __marker_plain_site(struct marker *marker)
 {
-	asm volatile(".pushsection __marker_sites, \"a\"\n\t"
-		     ".balign 4\n\t"
-		     ".long 0, %c0 - .\n\t"
-		     ".popsection"
+	asm volatile(SITE_ENTRY_ASM("__marker_sites, \"a\"", ".", "%c0", "0", "0")
 		     : : "i" (marker));
-	return unlikely(rcu_access_pointer(marker->probes));
+	return unlikely(READ_ONCE(marker->enabled));
 }
 
 /**
- * struct marker_site_change - one site to switch, see arch_marker_patch()
+ * struct marker_site_change - one site to switch, see arch_marker_switch()
  * @site: the site
  * @from: the state it is in
  * @to: the state to put it in
  */
 struct marker_site_change {
-	const struct marker_site *site;
+	const struct site_entry *site;
 	enum marker_site_state from;
 	enum marker_site_state to;
 };
 
+struct imv_update;
+
 /*
- * The architecture provides arch_marker_site(), the patched site; and for
- * kernel/marker.c arch_marker_patch(), which switches a batch of sites at
- * once (all or nothing), and arch_marker_site_size(), a site's length.
+ * The architecture provides arch_marker_site(), the patched site, and for
+ * kernel/marker.c arch_marker_switch(): it changes the immediate values
+ * @updates (the @enabled of markers) and switches the sites @changes, all
+ * in one batch, all or nothing.
+ *
+ * Context: the caller holds cpus_read_lock().
  */
 #ifdef CONFIG_IMMEDIATE
 #include <asm/marker.h>
 #define __marker_site(marker)	arch_marker_site(marker)
-int arch_marker_patch(const struct marker_site_change *changes, unsigned int nr);
-unsigned int arch_marker_site_size(const struct marker_site *site);
+int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
+		       const struct marker_site_change *changes, unsigned int nr_changes);
 #else
+#include <linux/immediate.h>
 #define __marker_site(marker)	__marker_plain_site(marker)
-/* Without CONFIG_IMMEDIATE there are no patched sites. */
-static inline int arch_marker_patch(const struct marker_site_change *changes,
-				    unsigned int nr)
+/* Without CONFIG_IMMEDIATE there are no patched sites: only the values. */
+static inline int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
+				     const struct marker_site_change *changes,
+				     unsigned int nr_changes)
 {
-	return nr ? -EINVAL : 0;
-}
-
-static inline unsigned int arch_marker_site_size(const struct marker_site *site)
-{
-	return 0;
+	return nr_changes ? -EINVAL : imv_update_batch(updates, nr);
 }
 #endif
 
@@ -326,6 +319,7 @@ int marker_get_sites(const char *name, void **code, unsigned int max);
 int marker_walk_sites(marker_site_fn *fn, void *data);
 int marker_text_reserved(void *start, void *end);
 void __init marker_init(void);
+void marker_free_init_mem(void);
 void *marker_alloc(size_t size);
 bool marker_name_valid(const char *name);
 
@@ -419,6 +413,10 @@ static inline bool marker_name_valid(const char *name)
 }
 
 static inline void marker_init(void)
+{
+}
+
+static inline void marker_free_init_mem(void)
 {
 }
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86-64 marker sites: the bytes of each state (see <linux/marker.h>) and
- * switching a batch of sites through poke_sites_apply(). The policy lives
- * in kernel/marker.c.
+ * x86-64 marker sites: the bytes of the jump slot in each state (see
+ * <linux/marker.h>), switched in the same batch as the immediate values
+ * that the sites' mov instructions hold. The policy lives in kernel/marker.c.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
 
+#include <linux/immediate.h>
 #include <linux/marker.h>
-#include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
@@ -16,57 +16,44 @@
 #include <asm/text_poke_bp.h>
 
 #define MARKER_SLOT_LEN		2	/* the jump slot */
-#define MARKER_MOV_OFFSET	2	/* movb $imm, %al: b0 ib */
-#define MARKER_TEST_OFFSET	4	/* testb %al, %al: 84 c0 */
-#define MARKER_JNE_OFFSET	6	/* jne: 75 rel8 or 0f 85 rel32 */
-#define MOV_AL_IMM8		0xb0
+#define MARKER_JNE8_LEN		8	/* slot, mov, test, jne rel8 */
+#define MARKER_JNE32_LEN	12	/* slot, mov, test, jne rel32 */
 #define JNE8_OPCODE		0x75
 
 static const u8 marker_nop2[] = { 0x66, 0x90 };
-static const u8 marker_test_al[] = { 0x84, 0xc0 };
 
-/* A site's pattern, decoded. */
-struct marker_pattern {
-	u8 *slot;
-	u8 *probe_block;	/* where jne goes */
-	unsigned int size;	/* slot to the end of jne */
-};
-
-static int marker_pattern_decode(const struct marker_site *site,
-				 struct marker_pattern *pat)
+/*
+ * Where a site's jne goes. Only the slot and the mov are ever rewritten, so
+ * the jne is read as built; its length was recorded with the site.
+ */
+static int marker_probe_block(const struct site_entry *site, u8 **block)
 {
-	u8 *code = marker_site_code(site);
-	u8 *jne = code + MARKER_JNE_OFFSET;
+	u8 *code = site_entry_code(site);
+	u8 *end = code + site->len;
 
-	if (code[MARKER_MOV_OFFSET] != MOV_AL_IMM8 ||
-	    memcmp(code + MARKER_TEST_OFFSET, marker_test_al, sizeof(marker_test_al)))
-		goto bad;
-	if (jne[0] == JNE8_OPCODE) {
-		pat->size = MARKER_JNE_OFFSET + 2;
-		pat->probe_block = code + pat->size + (s8)jne[1];
-	} else if (jne[0] == 0x0f && jne[1] == 0x85) {
-		pat->size = MARKER_JNE_OFFSET + 6;
-		pat->probe_block = code + pat->size + get_unaligned((s32 *)(jne + 2));
-	} else {
-		goto bad;
+	if (site->len == MARKER_JNE8_LEN && end[-2] == JNE8_OPCODE) {
+		*block = end + (s8)end[-1];
+		return 0;
 	}
-	pat->slot = code;
-	return 0;
-bad:
-	pr_err("unexpected site at %pS: %*ph\n", code, 12, code);
+	if (site->len == MARKER_JNE32_LEN && end[-6] == 0x0f && end[-5] == 0x85) {
+		*block = end + get_unaligned((s32 *)(end - 4));
+		return 0;
+	}
+	pr_err("unexpected site at %pS: %*ph\n", code, site->len, code);
 	return -EINVAL;
 }
 
-/* The jump slot in @state. */
-static void marker_slot_bytes(const struct marker_pattern *pat,
+/* The jump slot of @site in @state; @block is where its jne goes. */
+static void marker_slot_bytes(const struct site_entry *site, u8 *block,
 			      enum marker_site_state state, u8 *slot)
 {
-	long rel = pat->probe_block - (pat->slot + MARKER_SLOT_LEN);
+	u8 *code = site_entry_code(site);
+	long rel = block - (code + MARKER_SLOT_LEN);
 
 	switch (state) {
 	case MARKER_SITE_OFF:
 		slot[0] = JMP8_INSN_OPCODE;
-		slot[1] = pat->size - MARKER_SLOT_LEN;
+		slot[1] = site->len - MARKER_SLOT_LEN;
 		return;
 	case MARKER_SITE_ON:
 		if (rel >= S8_MIN && rel <= S8_MAX) {
@@ -81,77 +68,58 @@ static void marker_slot_bytes(const struct marker_pattern *pat,
 	}
 }
 
-/* Adds the pokes that take one site from @from to @to; returns how many. */
-static unsigned int marker_site_pokes(const struct marker_pattern *pat,
-				      enum marker_site_state from,
-				      enum marker_site_state to,
-				      struct poke_site *poke)
+/* The poke that takes the slot of @change from its state to the next. */
+static int marker_slot_poke(const struct marker_site_change *change,
+			    struct poke_site *poke)
 {
-	unsigned int n = 0;
+	u8 *block;
+	int ret;
 
-	poke[n].addr = pat->slot;
-	poke[n].len = MARKER_SLOT_LEN;
-	marker_slot_bytes(pat, from, poke[n].old);
-	marker_slot_bytes(pat, to, poke[n].new);
-	if (memcmp(poke[n].old, poke[n].new, MARKER_SLOT_LEN))
-		n++;
-
-	poke[n].addr = pat->slot + MARKER_MOV_OFFSET;
-	poke[n].len = 2;
-	poke[n].old[0] = MOV_AL_IMM8;
-	poke[n].old[1] = from == MARKER_SITE_ON;
-	poke[n].new[0] = MOV_AL_IMM8;
-	poke[n].new[1] = to == MARKER_SITE_ON;
-	if (poke[n].old[1] != poke[n].new[1])
-		n++;
-	return n;
+	ret = marker_probe_block(change->site, &block);
+	if (ret)
+		return ret;
+	poke->addr = site_entry_code(change->site);
+	poke->len = MARKER_SLOT_LEN;
+	marker_slot_bytes(change->site, block, change->from, poke->old);
+	marker_slot_bytes(change->site, block, change->to, poke->new);
+	return 0;
 }
 
 /**
- * arch_marker_patch() - switch a batch of marker sites
- * @changes: the sites, each with the state it is in and the one to put it in
+ * arch_marker_switch() - switch marker sites and their immediate values
+ * @updates: the new @enabled of markers
  * @nr: how many
+ * @changes: the sites, each with the state it is in and the one to put it in
+ * @nr_changes: how many
  *
- * All the sites change in one batch of poke_sites_apply().
+ * The slots that change and every mov site of @updates are rewritten in one
+ * batch of imv_update_batch_pokes().
  *
  * Context: process context; the caller holds cpus_read_lock().
- * Return: 0, or the error of poke_sites_apply() (nothing written); -EINVAL
- * for a site that does not look like one; -ENOMEM.
+ * Return: 0; -EINVAL for a site that does not look like one; -ENOMEM; or
+ * the error of imv_update_batch_pokes(). On error nothing has changed.
  */
-int arch_marker_patch(const struct marker_site_change *changes, unsigned int nr)
+int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
+		       const struct marker_site_change *changes, unsigned int nr_changes)
 {
-	struct marker_pattern pat;
-	struct poke_site *pokes;
+	struct poke_site *pokes = NULL;
 	unsigned int i, n = 0;
-	int ret = 0;
+	int ret;
 
-	if (!nr)
-		return 0;
-	pokes = marker_alloc(array3_size(2, nr, sizeof(*pokes)));
-	if (!pokes)
-		return -ENOMEM;
-	for (i = 0; i < nr; i++) {
-		ret = marker_pattern_decode(changes[i].site, &pat);
+	if (nr_changes) {
+		pokes = marker_alloc(array_size(nr_changes, sizeof(*pokes)));
+		if (!pokes)
+			return -ENOMEM;
+	}
+	for (i = 0; i < nr_changes; i++) {
+		ret = marker_slot_poke(&changes[i], &pokes[n]);
 		if (ret)
 			goto out_free;
-		n += marker_site_pokes(&pat, changes[i].from, changes[i].to, pokes + n);
+		if (memcmp(pokes[n].old, pokes[n].new, MARKER_SLOT_LEN))
+			n++;
 	}
-	ret = poke_sites_apply(pokes, n);
+	ret = imv_update_batch_pokes(updates, nr, pokes, n);
 out_free:
 	kvfree(pokes);
 	return ret;
-}
-
-/**
- * arch_marker_site_size() - the length of a marker site's pattern
- * @site: the site
- *
- * Return: the bytes from the jump slot to the end of jne, 0 if the site
- * does not look like one.
- */
-unsigned int arch_marker_site_size(const struct marker_site *site)
-{
-	struct marker_pattern pat;
-
-	return marker_pattern_decode(site, &pat) ? 0 : pat.size;
 }

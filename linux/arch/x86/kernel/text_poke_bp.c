@@ -12,16 +12,16 @@
  * one only knows how to emulate jumps, calls and NOPs, and BUGs on "mov".
  * Here the int3 handler emulates every shape it is given, so a CPU that
  * hits a site halfway through its update continues as if the new
- * instruction had run. The handler is a die notifier: it runs after
- * poke_int3_handler() and kprobes, in NMI-like context.
+ * instruction had run. The handler, poke_sites_int3_handler(), is called by
+ * exc_int3() right after poke_int3_handler() and for the same reasons: it
+ * comes before kprobes, the die notifiers and everything else that may be
+ * instrumented or patched itself, it is noinstr and calls out to nothing.
  */
 
 #define pr_fmt(fmt) "poke_sites: " fmt
 
 #include <linux/bsearch.h>
 #include <linux/cpu.h>
-#include <linux/kdebug.h>
-#include <linux/kprobes.h>
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -55,7 +55,6 @@ static struct {
 
 static atomic_long_t poke_bypass_hits;
 static struct poke_sites_stats poke_stats;	/* under text_mutex */
-static bool poke_notifier_registered;		/* under text_mutex */
 
 /* pt_regs slot of each register number (REX.B:reg) in "b0+r"/"b8+r". */
 static const u8 poke_reg_index[16] = {
@@ -261,22 +260,26 @@ static __always_inline void poke_site_emulate(const struct poke_site *site,
 	int3_emulate_jmp(regs, (unsigned long)site->addr + site->len);
 }
 
-/*
- * The int3 handler. It runs in NMI-like context (exc_int3() ->
- * irqentry_nmi_enter() -> notify_die()): no locks, no allocation, nothing
- * traceable or probeable, and it calls out to nothing.
+/**
+ * poke_sites_int3_handler() - send a CPU on past a site being rewritten
+ * @regs: the registers of the int3 trap
+ *
+ * Called by exc_int3() before anything else but poke_int3_handler(), in
+ * whatever context the trap hit (NMI included), before entry code has run:
+ * like poke_int3_handler() it is noinstr, takes no lock, and calls nothing
+ * that is not inlined, lest it hits yet another INT3.
+ *
+ * Return: 1 if the trap hit a site of the batch in flight and the CPU has
+ * been sent on as if the new instruction had run; 0 otherwise.
  */
-static int notrace poke_sites_int3_notify(struct notifier_block *nb,
-					  unsigned long val, void *data)
+noinstr int poke_sites_int3_handler(struct pt_regs *regs)
 {
-	struct die_args *args = data;
-	struct pt_regs *regs = args->regs;
 	const struct poke_site *site;
-	int ret = NOTIFY_DONE;
+	int ret = 0;
 	void *ip;
 
-	if (val != DIE_INT3 || !regs || user_mode(regs))
-		return NOTIFY_DONE;
+	if (user_mode(regs))
+		return 0;
 
 	/*
 	 * Having seen our INT3, we must see the batch that placed it:
@@ -287,7 +290,7 @@ static int notrace poke_sites_int3_notify(struct notifier_block *nb,
 	 */
 	smp_rmb();
 	if (!raw_atomic_inc_not_zero(&poke_desc.refs))
-		return NOTIFY_DONE;
+		return 0;
 
 	ip = (void *)regs->ip - INT3_INSN_SIZE;
 	site = __inline_bsearch(ip, poke_desc.vec, poke_desc.nr, sizeof(*site),
@@ -295,7 +298,7 @@ static int notrace poke_sites_int3_notify(struct notifier_block *nb,
 	if (site) {
 		poke_site_emulate(site, regs);
 		raw_atomic_long_inc(&poke_bypass_hits);
-		ret = NOTIFY_STOP;
+		ret = 1;
 	}
 
 	/* Our reads of the batch happen before poke_sites_bp_batch() sees 0. */
@@ -303,13 +306,6 @@ static int notrace poke_sites_int3_notify(struct notifier_block *nb,
 	raw_atomic_dec(&poke_desc.refs);
 	return ret;
 }
-
-NOKPROBE_SYMBOL(poke_sites_int3_notify);
-
-static struct notifier_block poke_sites_int3_nb = {
-	.notifier_call = poke_sites_int3_notify,
-	.priority = INT_MAX,	/* first: these breakpoints are nobody else's */
-};
 
 static void poke_sites_sync(void)
 {
@@ -342,7 +338,7 @@ static void poke_sites_bp_batch(struct poke_site *sites, unsigned int nr)
 	poke_desc.vec = sites;
 	poke_desc.nr = nr;
 	atomic_set_release(&poke_desc.refs, 1);
-	/* Batch before INT3; pairs with smp_rmb() in poke_sites_int3_notify(). */
+	/* Batch before INT3; pairs with smp_rmb() in poke_sites_int3_handler(). */
 	smp_wmb();
 
 	/* 1. Trap every site. */
@@ -425,17 +421,10 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 	if (!nr)
 		return 0;
 
-	if (system_state == SYSTEM_BOOTING) {
+	if (system_state == SYSTEM_BOOTING)
 		poke_sites_write_early(sites, nr);
-	} else {
-		if (!poke_notifier_registered) {
-			ret = register_die_notifier(&poke_sites_int3_nb);
-			if (ret)
-				return ret;
-			poke_notifier_registered = true;
-		}
+	else
 		poke_sites_bp_batch(sites, nr);
-	}
 	poke_stats.batches++;
 	poke_stats.sites += nr;
 	return 0;

@@ -25,24 +25,13 @@
 
 #include <linux/init.h>
 #include <linux/objtool.h>
+#include <linux/site_table.h>
 #include <linux/stringify.h>
 #include <linux/types.h>
 
-/**
- * struct imv_entry - where an imv_read() site is, in section __imv
- * @insn: offset from this field to the mov instruction
- * @var: offset from this field to the variable
- * @size: immediate size in bytes
- * @len: instruction length in bytes
- * @pad: zero
- */
-struct imv_entry {
-	s32 insn;
-	s32 var;
-	u8 size;
-	u8 len;
-	u8 pad[2];
-};
+/* Records one site: its instruction, variable, length and immediate size. */
+#define IMV_SITE_ENTRY(insn, var, len, size)				\
+	SITE_ENTRY_ASM("__imv, \"aw\"", insn, var, len, size)
 
 /*
  * One site reading @var into operand %0: measure @insn, align it, annotate
@@ -59,11 +48,7 @@ struct imv_entry {
 	ANNOTATE_NOENDBR						\
 	"1:	" insn "\n\t"						\
 	"2:\n\t"							\
-	".pushsection __imv, \"aw\"\n\t"				\
-	".balign 4\n\t"							\
-	".long 1b - ., %c1 - .\n\t"					\
-	".byte " #size ", 2b - 1b, 0, 0\n\t"				\
-	".popsection\n\t"
+	IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", #size)
 
 #define __imv_read(var)							\
 ({									\
@@ -99,10 +84,15 @@ struct imv_entry {
 })
 
 /* The kernel's table, sorted by variable then address by imv_init(). */
-extern struct imv_entry __start___imv[], __stop___imv[];
+extern struct site_entry __start___imv[], __stop___imv[];
+
+struct poke_site;
 
 int imv_update_batch(const struct imv_update *updates, unsigned int nr);
+int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
+			   const struct poke_site *pokes, unsigned int nr_pokes);
 void __init imv_init(void);
+void imv_free_init_mem(void);
 int imv_text_reserved(void *start, void *end);
 int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max);
 void *imv_alloc(size_t size);

@@ -7,7 +7,9 @@
  * Included by <linux/marker.h> with CONFIG_IMMEDIATE, never directly.
  */
 
+#include <linux/immediate.h>
 #include <linux/objtool.h>
+#include <linux/site_table.h>
 #include <linux/types.h>
 
 struct marker;
@@ -17,21 +19,25 @@ struct marker;
  * %l[l_on], so whatever the jump slot is patched to, control only takes
  * edges the compiler knows about. "eax" and "cc" are clobbered on both. The
  * slot is built as a 2-byte NOP (objtool sees no unreachable code) and
- * rewritten to "off" before the site runs; the table entry points at it,
- * which is no indirect branch target.
+ * rewritten to "off" before the site runs.
+ *
+ * Two records: the site in __marker_sites (the slot, and the length of the
+ * whole pattern, which kprobes must leave alone), and the mov in __imv, as
+ * a site of the immediate value @marker->enabled. Neither makes the code an
+ * indirect branch target.
  */
 static __always_inline bool arch_marker_site(struct marker *marker)
 {
 	asm goto(ANNOTATE_NOENDBR
 		 "1:	.byte 0x66, 0x90\n\t"
-		 "	movb $0, %%al\n\t"
+		 ANNOTATE_NOENDBR
+		 "2:	movb $0, %%al\n\t"
 		 "	testb %%al, %%al\n\t"
 		 "	jne %l[l_on]\n\t"
-		 ".pushsection __marker_sites, \"a\"\n\t"
-		 ".balign 4\n\t"
-		 ".long 1b - ., %c0 - .\n\t"
-		 ".popsection"
-		 : : "i" (marker) : "eax", "cc" : l_on);
+		 "3:\n\t"
+		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "3b - 1b", "0")
+		 IMV_SITE_ENTRY("2b", "%c1", "2", "1")
+		 : : "i" (marker), "i" (&marker->enabled) : "eax", "cc" : l_on);
 	return false;
 l_on:
 	return true;

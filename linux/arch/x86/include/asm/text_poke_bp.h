@@ -48,7 +48,18 @@ struct poke_sites_stats {
 	unsigned long bypass_hits;
 };
 
+struct pt_regs;
+
 int poke_sites_apply(struct poke_site *sites, unsigned int nr);
 void poke_sites_get_stats(struct poke_sites_stats *stats);
+
+#ifdef CONFIG_IMMEDIATE
+int poke_sites_int3_handler(struct pt_regs *regs);
+#else
+static __always_inline int poke_sites_int3_handler(struct pt_regs *regs)
+{
+	return 0;
+}
+#endif
 
 #endif /* _ASM_X86_TEXT_POKE_BP_H */
