@@ -5,7 +5,7 @@
 # binaries. See Documentation/markers.txt.
 #
 # Usage:
-#   [FILE.c|FILE.h|FILE.patch]...	check sources, or the lines a patch adds
+#   [FILE.c|FILE.h|FILE.patch|-]...	check sources, or the lines a patch adds
 #   --binary [-v] [vmlinux|FILE.ko]...	check the compiled sites
 #
 # Source mode checks every MARK(), MARK_PRIVATE(), _MARK() and
@@ -19,21 +19,37 @@
 #     _MARK() belongs;
 #   - one name never has two formats, across all the files given.
 #
+# FILE "-" is standard input: a patch if one of its lines starts with
+# "diff --git", "--- " or "+++ ", C source reported as <stdin> if not.
+#
 # Binary mode checks that every patched site recorded in __marker_sites
 # holds the bytes documented in include/linux/marker.h, as built:
 #   66 90  b0 00  84 c0  75 <rel8> (or 0f 85 <rel32>)
 #
 # With -v every site is listed on standard error with its bytes.
-# Findings are printed as FILE:LINE: message. Exit status: 0 no finding,
-# 1 findings, 2 usage or tool error.
+# Findings are printed as FILE:LINE: message. A FILE that cannot be read
+# is reported on standard error and the other files are still checked.
+# Exit status: 0 no finding, 1 findings or a FILE that cannot be read,
+# 2 usage error or missing tool.
+
+set -o pipefail
 
 EXIT_FINDINGS=1
 EXIT_ERROR=2
+# struct site_entry (include/linux/site_table.h): s32 code, s32 key, 4 bytes.
+SITE_ENTRY_SIZE=12
 
+# Prints the header of this file, from its fourth line to the first line
+# that is not a comment.
 usage()
 {
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '4,${/^#/!q;s/^# \{0,1\}//p}' "$0" >&2
 	exit $EXIT_ERROR
+}
+
+unreadable()
+{
+	echo "checkpatch-markers: cannot read $1" >&2
 }
 
 # need TOOL...: every tool must be on PATH.
@@ -46,45 +62,91 @@ need()
 	done
 }
 
-# The lines to check, as "FILE<TAB>LINE<TAB>ADDED<TAB>TEXT". ADDED is 1 for a
-# line to report on; a patch also gives its context lines, with ADDED 0, so
-# that the enclosing function of an added line is known, and starts each
-# hunk with ADDED "H" and the function header diff gives in the hunk line.
-source_lines()
+# lines_of MODE NAME: the lines of standard input to check, as
+# "FILE<TAB>LINE<TAB>ADDED<TAB>TEXT". ADDED is 1 for a line to report on; a
+# patch also gives its context lines, with ADDED 0, so that the enclosing
+# function of an added line is known, and starts each hunk with ADDED "H"
+# and the function header diff gives in the hunk line. MODE is "source"
+# (FILE is NAME), "patch" (FILE is the C file a hunk changes) or "auto",
+# which reads all the input first to tell a patch from source.
+lines_of()
 {
-	for f in "$@"; do
-		if [ ! -r "$f" ]; then
-			echo "checkpatch-markers: cannot read $f" >&2
-			exit $EXIT_ERROR
-		fi
-		case "$f" in
-		*.patch|*.diff)
-			awk '
-			/^\+\+\+ / {
-				file = $2; sub(/^b\//, "", file)
-				if (file !~ /\.[ch]$/)
-					file = ""
-				next
-			}
-			/^@@ / {
-				split($3, a, /[+,]/); line = a[2]
-				ctx = $0; sub(/^@@[^@]*@@ ?/, "", ctx)
-				printf "%s\t%d\tH\t%s\n", file, line, ctx
-				next
-			}
-			file == "" || line == "" { next }
-			/^\+/ { printf "%s\t%d\t1\t%s\n", file, line++, substr($0, 2); next }
-			/^ /  { printf "%s\t%d\t0\t%s\n", file, line++, substr($0, 2); next }
-			' "$f"
-			;;
-		*)
-			awk -v file="$f" '{ printf "%s\t%d\t1\t%s\n", file, NR, $0 }' "$f"
-			;;
-		esac
-	done
+	awk -v mode="$1" -v name="$2" '
+	function patch_line(s,    f, a, ctx) {
+		split(s, f)
+		if (s ~ /^\+\+\+ /) {
+			file = f[2]
+			sub(/^b\//, "", file)
+			if (file !~ /\.[ch]$/)
+				file = ""
+		} else if (s ~ /^@@ /) {
+			split(f[3], a, /[+,]/)
+			line = a[2]
+			ctx = s
+			sub(/^@@[^@]*@@ ?/, "", ctx)
+			printf "%s\t%d\tH\t%s\n", file, line, ctx
+		} else if (file == "" || line == "") {
+			return
+		} else if (s ~ /^\+/) {
+			printf "%s\t%d\t1\t%s\n", file, line++, substr(s, 2)
+		} else if (s ~ /^ /) {
+			printf "%s\t%d\t0\t%s\n", file, line++, substr(s, 2)
+		}
+	}
+
+	function source_line(s, n) {
+		printf "%s\t%d\t1\t%s\n", name, n, s
+	}
+
+	mode == "auto" {
+		input[NR] = $0
+		if ($0 ~ /^(diff --git|--- |\+\+\+ )/)
+			patch = 1
+		next
+	}
+	mode == "patch" { patch_line($0); next }
+	{ source_line($0, NR) }
+
+	END {
+		if (mode == "auto")
+			for (i = 1; i <= NR; i++)
+				if (patch)
+					patch_line(input[i])
+				else
+					source_line(input[i], i)
+	}'
 }
 
-# Scans C text for marker calls; see the header of this file.
+# source_lines FILE...: the lines to check of every FILE (see lines_of), a
+# patch by its name, standard input for "-". A FILE that cannot be read is
+# reported and the others are still given; the status is then 1.
+source_lines()
+{
+	local f mode status=0
+
+	for f in "$@"; do
+		if [ "$f" = - ]; then
+			lines_of "auto" "<stdin>" && continue
+		elif [ -r "$f" ] && [ ! -d "$f" ]; then
+			case "$f" in
+			*.patch|*.diff)
+				mode="patch"
+				;;
+			*)
+				mode="source"
+				;;
+			esac
+			# shellcheck disable=SC2094 # "$f" is only read; it names the lines
+			lines_of "$mode" "$f" < "$f" && continue
+		fi
+		unreadable "$f"
+		status=$EXIT_FINDINGS
+	done
+	return $status
+}
+
+# Scans C text for marker calls; see the header of this file. The status is
+# the checker's, or that of source_lines if the checker found nothing.
 check_sources()
 {
 	source_lines "$@" | awk -F '\t' '
@@ -367,8 +429,8 @@ sections()
 }
 
 # The patched sites of a module, one "SECTION OFFSET FILE_OFFSET" per line:
-# the PC32 relocations of the code fields (at offsets multiple of 8) of
-# __marker_sites name a section and an offset.
+# the PC32 relocations of the code fields (at offsets multiple of
+# SITE_ENTRY_SIZE) of __marker_sites name a section and an offset.
 module_sites()
 {
 	local at value sym sign addend name saddr soff ssize
@@ -381,7 +443,7 @@ module_sites()
 	/^Relocation section/ { in_sites = ($3 == "\047.rela__marker_sites\047") }
 	in_sites && $3 == "R_X86_64_PC32" { print $1, $4, $5, $6, $7 }' |
 	while read -r at value sym sign addend; do
-		[ $(( 0x$at % 8 )) -eq 0 ] || continue
+		[ $(( 0x$at % SITE_ENTRY_SIZE )) -eq 0 ] || continue
 		[ "$sign" = "-" ] && addend="-0x$addend" || addend="0x$addend"
 		off=$(( 0x$value + addend ))
 		echo "$sym $off $(( ${offsets[$sym]:-0} + off ))"
@@ -397,14 +459,14 @@ vmlinux_table()
 	END { if (start != "") print start, stop }' | {
 		read -r start stop || return 0
 		start=$(( 0x$start ))
-		echo "$2" | while read -r name saddr soff ssize; do
+		while read -r name saddr soff ssize; do
 			base=$(( 0x$saddr ))
 			if [ "$base" -ne 0 ] && [ "$start" -ge "$base" ] &&
 			   [ "$start" -lt $(( base + 0x$ssize )) ]; then
 				echo $(( 0x$soff + start - base )) $(( 0x$stop - start )) $start
 				break
 			fi
-		done
+		done <<< "$2"
 	}
 }
 
@@ -415,7 +477,8 @@ vmlinux_sites()
 {
 	local fileoff size table name saddr soff ssize texts=""
 
-	read -r fileoff size table < <(vmlinux_table "$1" "$2")
+	table=$(vmlinux_table "$1" "$2") || return
+	read -r fileoff size table <<< "$table"
 	[ -n "$table" ] || return 0
 	while read -r name saddr soff ssize; do
 		case "$name" in
@@ -426,7 +489,7 @@ vmlinux_sites()
 		esac
 	done <<< "$2"
 	od -An -v -t d4 -j "$fileoff" -N "$size" "$1" |
-	awk -v texts="$texts" '
+	awk -v texts="$texts" -v entry="$SITE_ENTRY_SIZE" '
 	BEGIN {
 		n = split(texts, lines, "\n")
 		for (i = 1; i <= n; i++)
@@ -438,7 +501,7 @@ vmlinux_sites()
 	{
 		for (i = 1; i <= NF; i++) {
 			field += 4
-			if ((field - 4) % 8 || $i == 0)
+			if ((field - 4) % entry || $i == 0)
 				continue
 			site = field - 4 + $i
 			for (s = 1; s <= secs; s++)
@@ -463,22 +526,33 @@ site_bytes()
 		}' "$1"
 }
 
+# binary_sites FILE: the patched sites of FILE and their bytes, one
+# "SECTION OFFSET BYTES" per line. Fails if FILE is not ELF (readelf says so).
+binary_sites()
+{
+	local kind secs sites
+
+	kind=$(readelf -hW "$1" | awk '$1 == "Type:" { print $2 }') || return
+	secs=$(sections "$1") || return
+	if [ "$kind" = REL ]; then
+		sites=$(module_sites "$1" "$secs")
+	else
+		sites=$(vmlinux_sites "$1" "$secs")
+	fi || return
+	echo "$sites" | site_bytes "$1"
+}
+
 # check_binary FILE...: every patched site holds the documented bytes.
 check_binary()
 {
-	local f secs sec off bytes findings=0
+	local f sites sec off bytes findings=0
 
 	need readelf od awk sed perl
 	for f in "$@"; do
-		if [ ! -r "$f" ]; then
-			echo "checkpatch-markers: cannot read $f" >&2
-			exit $EXIT_ERROR
-		fi
-		secs=$(sections "$f")
-		if readelf -hW "$f" | grep -q 'Type: *REL '; then
-			sites=$(module_sites "$f" "$secs")
-		else
-			sites=$(vmlinux_sites "$f" "$secs")
+		if [ ! -r "$f" ] || [ -d "$f" ] || ! sites=$(binary_sites "$f"); then
+			unreadable "$f"
+			findings=1
+			continue
 		fi
 		while read -r sec off bytes; do
 			[ -n "$sec" ] || continue
@@ -493,7 +567,7 @@ check_binary()
 				findings=1
 				;;
 			esac
-		done < <(echo "$sites" | site_bytes "$f")
+		done <<< "$sites"
 	done
 	return $findings
 }
@@ -510,6 +584,12 @@ case "$1" in
 		shift
 	fi
 	[ $# -gt 0 ] || usage
+	for f in "$@"; do
+		if [ "$f" = - ]; then
+			echo "checkpatch-markers: --binary reads ELF files, not standard input (-)" >&2
+			exit $EXIT_ERROR
+		fi
+	done
 	check_binary "$@"
 	;;
 *)

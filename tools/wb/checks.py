@@ -4,8 +4,10 @@ scripts/checkpatch-markers.sh, the documentation as reStructuredText, the
 bytes of the sites in the built kernels, and what a CONFIG_MARKERS=n kernel
 must not carry."""
 
+import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 from typing import Dict, List, Sequence
 
@@ -17,9 +19,10 @@ CORPUS = settings.REPO / 'tests/checkpatch-markers'
 SITE_BYTES = re.compile(r'66 90 b0 00 84 c0 (75 ..|0f 85 .. .. .. ..)')
 
 
-def _checkpatch_markers(src: Path, args: Sequence[str], cwd: Path = None):
+def _checkpatch_markers(src: Path, args: Sequence[str], cwd: Path = None,
+			stdin: str = None):
 	return subprocess.run(['bash', str(src / 'scripts/checkpatch-markers.sh'), *args],
-			      cwd=cwd, capture_output=True, text=True)
+			      cwd=cwd, input=stdin, capture_output=True, text=True)
 
 
 def _corpus_groups(kind: str) -> Dict[str, List[Path]]:
@@ -39,8 +42,67 @@ def _expectations(path: Path):
 		re.findall(r'expect: (\d+): (.*?)(?:\*/)?$', path.read_text(), re.M)]
 
 
+def _missing(reports: List[str], path: Path, name: str = '') -> List[str]:
+	"""The expectations of a bad corpus file that no report matches; with a
+	name, the reports must be made under that file name."""
+	at = f'^{re.escape(name)}' if name else ''
+	return [f'{path.name}:{line}: {text}' for line, text in _expectations(path)
+		if not any(re.search(rf'{at}:{line}: .*{re.escape(text)}', r) for r in reports)]
+
+
+def _unreadable(tmp: Path) -> Path:
+	"""A FILE the script cannot read: a file of mode 000, or for root, who
+	reads those, a directory."""
+	path = tmp / 'unreadable.c'
+	if os.geteuid() == 0:
+		path.mkdir()
+	else:
+		path.write_text('')
+		path.chmod(0)
+	return path
+
+
+def _argument_cases(src: Path) -> List[Case]:
+	"""A FILE that cannot be read fails the run but the others are checked;
+	"-" checks standard input, a patch or C source."""
+	cases = []
+	with tempfile.TemporaryDirectory() as tmp:
+		unreadable = _unreadable(Path(tmp))
+		bad = CORPUS / 'bad/names.c'
+		proc = _checkpatch_markers(src, [str(unreadable), str(bad)])
+		missing = _missing(proc.stdout.splitlines(), bad, str(bad))
+		cases.append(Case('checkpatch-markers fails on an unreadable file and still '
+				  'checks the others', proc.returncode == 1 and not missing and
+				  f'checkpatch-markers: cannot read {unreadable}\n' in proc.stderr,
+				  f'exit {proc.returncode}; missing: {missing}\n'
+				  f'{proc.stdout}{proc.stderr}'))
+		absent = Path(tmp) / 'missing.c'
+		proc = _checkpatch_markers(src, [str(absent), str(CORPUS / 'good/sites.c')])
+		cases.append(Case('checkpatch-markers fails on a missing file',
+				  proc.returncode == 1 and not proc.stdout and
+				  f'checkpatch-markers: cannot read {absent}\n' in proc.stderr,
+				  f'exit {proc.returncode}\n{proc.stdout}{proc.stderr}'))
+	for rel in ('bad/formats.c', 'bad/add-bad-site.patch'):
+		path = CORPUS / rel
+		text = path.read_text()
+		m = re.search(r'^\+\+\+ b/(\S+)', text, re.M)
+		name = m.group(1) if m else '<stdin>'
+		proc = _checkpatch_markers(src, ['-'], stdin=text)
+		missing = _missing(proc.stdout.splitlines(), path, name)
+		cases.append(Case(f'checkpatch-markers reports every finding of {rel} '
+				  'read from standard input', proc.returncode == 1 and not missing,
+				  f'exit {proc.returncode}; missing: {missing}\n'
+				  f'{proc.stdout}{proc.stderr}'))
+	proc = _checkpatch_markers(src, ['-'], stdin=(CORPUS / 'good/add-site.patch').read_text())
+	cases.append(Case('checkpatch-markers accepts good/add-site.patch read from standard input',
+			  proc.returncode == 0 and not proc.stdout and not proc.stderr,
+			  f'exit {proc.returncode}\n{proc.stdout}{proc.stderr}'))
+	return cases
+
+
 def corpus_cases(src: Path) -> List[Case]:
-	"""Every good case passes; every finding of every bad case is reported."""
+	"""Every good case passes; every finding of every bad case is reported;
+	unreadable files and standard input are handled."""
 	cases = []
 	for key, paths in _corpus_groups('good').items():
 		files = [str(p.relative_to(CORPUS)) for p in paths]
@@ -51,16 +113,11 @@ def corpus_cases(src: Path) -> List[Case]:
 	for key, paths in _corpus_groups('bad').items():
 		files = [str(p.relative_to(CORPUS)) for p in paths]
 		proc = _checkpatch_markers(src, files, cwd=CORPUS)
-		reports = proc.stdout.splitlines()
-		missing = []
-		for path in paths:
-			for line, text in _expectations(path):
-				if not any(re.search(rf':{line}: .*{re.escape(text)}', r) for r in reports):
-					missing.append(f'{path.name}:{line}: {text}')
+		missing = [m for path in paths for m in _missing(proc.stdout.splitlines(), path)]
 		ok = proc.returncode == 1 and not missing and bool(_expectations(paths[-1]))
 		cases.append(Case(f'checkpatch-markers reports every finding of {key}', ok,
 				  f'exit {proc.returncode}; missing: {missing}\n{proc.stdout}'))
-	return cases
+	return cases + _argument_cases(src)
 
 
 def series_markers_case(src: Path, patches: Sequence[Path]) -> Case:
