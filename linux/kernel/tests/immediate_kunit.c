@@ -234,6 +234,100 @@ static void imv_module_immediates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 7), 0);
 }
 
+/* The sites the patcher has rewritten since boot; 0 without it. */
+static unsigned long imv_test_poked_sites(void)
+{
+#ifdef CONFIG_IMMEDIATE
+	struct poke_sites_stats stats;
+
+	poke_sites_get_stats(&stats);
+	return stats.sites;
+#else
+	return 0;
+#endif
+}
+
+/* Read by inline code in the kernel's init text and in its core text. */
+static DEFINE_IMV(int, imv_test_init_value) = 3;
+
+static __always_inline int imv_test_read_init_inline(void)
+{
+	return imv_read(imv_test_init_value);
+}
+
+static noinline int __init imv_test_read_init(void)
+{
+	return imv_test_read_init_inline();
+}
+
+static noinline int imv_test_read_core(void)
+{
+	return imv_test_read_init_inline();
+}
+
+/* Only while the kernel's init text is there: the boot-time run. */
+static int __ref imv_test_read_init_text(void)
+{
+	return imv_test_read_init();
+}
+
+/*
+ * A site in the kernel's init text is written like any other while that
+ * text can run, and forgotten before it is freed: listed no more, written
+ * no more.
+ */
+static void imv_init_text_sites(struct kunit *test)
+{
+	bool init_text = system_state < SYSTEM_FREEING_INITMEM;
+	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
+	struct imv_site sites[2];
+	unsigned long poked;
+	int n;
+
+	n = imv_get_sites(&imv_test_init_value__imv, sites, ARRAY_SIZE(sites));
+	KUNIT_ASSERT_EQ(test, n, (init_text ? 2 : 1) * patched);
+	if (!init_text && n)
+		KUNIT_EXPECT_FALSE(test, init_section_contains(sites[0].insn, sites[0].len));
+
+	poked = imv_test_poked_sites();
+	KUNIT_ASSERT_EQ(test, imv_set(imv_test_init_value, 4), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_poked_sites() - poked, n);
+	KUNIT_EXPECT_EQ(test, imv_test_read_core(), 4);
+	if (init_text)
+		KUNIT_EXPECT_EQ(test, imv_test_read_init_text(), 4);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_init_value, 3), 0);
+}
+
+/*
+ * A module's site in init text is written when the module comes, and
+ * forgotten once its init function has returned, before the text is freed.
+ */
+static void imv_module_init_text(struct kunit *test)
+{
+	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
+	int (*mod_read_shared)(void);
+	unsigned long poked;
+	int *init_read;
+
+	KUNIT_ASSERT_EQ(test, imv_set(imv_kunit_shared, 9), 0);
+	kunit_load_module(test, "immediate_kunit_mod");
+	mod_read_shared = symbol_get(imv_kunit_mod_read_shared);
+	init_read = symbol_get(imv_kunit_mod_init_read);
+	KUNIT_ASSERT_TRUE(test, mod_read_shared && init_read);
+
+	KUNIT_EXPECT_EQ(test, *init_read, 9);
+	KUNIT_EXPECT_EQ(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0), patched);
+	poked = imv_test_poked_sites();
+	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 10), 0);
+	KUNIT_EXPECT_EQ(test, imv_test_poked_sites() - poked, patched);
+	KUNIT_EXPECT_EQ(test, mod_read_shared(), 10);
+
+	symbol_put(imv_kunit_mod_read_shared);
+	symbol_put(imv_kunit_mod_init_read);
+	kunit_unload_module(test, "immediate_kunit_mod");
+	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 7), 0);
+}
+
 #ifdef CONFIG_IMMEDIATE
 
 static DEFINE_IMV(u8, imv_test_batch);
@@ -577,6 +671,8 @@ static struct kunit_case imv_test_cases[] = {
 	KUNIT_CASE(imv_batch_bad_input),
 	KUNIT_CASE(imv_batch_several_values),
 	KUNIT_CASE(imv_module_immediates),
+	KUNIT_CASE(imv_init_text_sites),
+	KUNIT_CASE(imv_module_init_text),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE_PARAM(imv_site_encoding, imv_test_var_gen_params),
 	KUNIT_CASE(imv_refused_leaves_sites),

@@ -18,5 +18,7 @@ DECLARE_IMV(int, imv_kunit_shared);
 int imv_kunit_mod_read(void);
 int imv_kunit_mod_read_shared(void);
 int imv_kunit_mod_set(int value);
+/* What the module's init function read of imv_kunit_shared, in init text. */
+extern int imv_kunit_mod_init_read;
 
 #endif /* _IMMEDIATE_KUNIT_H */

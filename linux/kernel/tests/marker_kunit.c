@@ -25,6 +25,8 @@
 #include "marker_kunit.h"
 
 #ifdef CONFIG_IMMEDIATE
+#include <linux/ftrace.h>
+#include <asm/insn.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 #endif
@@ -464,6 +466,244 @@ static void marker_module_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
 }
 
+static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	return 0;
+}
+
+/* The sites the patcher has rewritten since boot; 0 without it. */
+static unsigned long marker_test_poked_sites(void)
+{
+#ifdef CONFIG_IMMEDIATE
+	struct poke_sites_stats stats;
+
+	poke_sites_get_stats(&stats);
+	return stats.sites;
+#else
+	return 0;
+#endif
+}
+
+/* Counts the live sites of a marker that marker_walk_sites() reports. */
+struct marker_test_site_count {
+	const char *name;
+	unsigned int nr;
+};
+
+static int marker_test_count_sites_fn(const char *name, void *code, unsigned int size,
+				      struct module *mod, void *data)
+{
+	struct marker_test_site_count *c = data;
+
+	c->nr += !strcmp(name, c->name);
+	return 0;
+}
+
+static unsigned int marker_test_walked_sites(struct kunit *test, const char *name)
+{
+	struct marker_test_site_count c = { .name = name };
+
+	KUNIT_EXPECT_EQ(test, marker_walk_sites(marker_test_count_sites_fn, &c), 0);
+	return c.nr;
+}
+
+/* Inline code lands where it is used: in the kernel's init text, and here. */
+static __always_inline void marker_test_fire_inline(int value)
+{
+	MARK(marker_test_init, "%d", value);
+}
+
+static noinline void __init marker_test_fire_init(int value)
+{
+	marker_test_fire_inline(value);
+}
+
+static noinline void marker_test_fire_core(int value)
+{
+	marker_test_fire_inline(value);
+}
+
+/* Only while the kernel's init text is there: the boot-time run. */
+static void __ref marker_test_fire_init_text(int value)
+{
+	marker_test_fire_init(value);
+}
+
+/* The site of marker_test_init in the kernel's init text, found at boot. */
+static void *marker_test_init_site;
+
+/*
+ * A site in the kernel's init text is on like any other while that text can
+ * run; once it is freed, a switch writes only the other sites, the list and
+ * the sites leave it out, and kprobes finds no text there. Without
+ * CONFIG_IMMEDIATE sites have no code to forget: both stay listed.
+ */
+static void marker_init_text_sites(struct kunit *test)
+{
+	const char *name = "marker_test_init";
+	bool init_text = system_state < SYSTEM_FREEING_INITMEM;
+	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
+	unsigned int i, live = (init_text ? 2 : 1) * patched;
+	unsigned long poked;
+	void *code[2];
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites(name, code, ARRAY_SIZE(code)), live);
+	for (i = 0; i < live; i++)
+		if (init_section_contains(code[i], 1))
+			marker_test_init_site = code[i];
+	KUNIT_EXPECT_EQ(test, marker_test_walked_sites(test, name), live);
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites,
+			init_text || !patched ? 2 : 1);
+
+	/* A switch writes the slot and the mov of each live site. */
+	poked = marker_test_poked_sites();
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * live);
+	if (init_text)
+		marker_test_fire_init_text(1);
+	marker_test_fire_core(2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), init_text ? 2 : 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 2);
+	poked = marker_test_poked_sites();
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * live);
+
+	if (init_text || !patched)
+		return;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, marker_test_init_site,
+				  "the boot-time run found no site in init text");
+	if (IS_ENABLED(CONFIG_KPROBES)) {
+		struct kprobe kp = {
+			.addr = marker_test_init_site,
+			.pre_handler = marker_test_kprobe_handler,
+		};
+		int ret = register_kprobe(&kp);
+
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe on freed init text %px",
+				    kp.addr);
+	}
+}
+
+/*
+ * A module whose init function holds a site (through inline code): the site
+ * is armed while the init function runs; once the init text is freed, the
+ * marker switches on and off writing only the live site, the list and the
+ * sites show only that one, and kprobes finds no text where init was.
+ */
+static void marker_module_init_text(struct kunit *test)
+{
+	const char *name = "marker_test_module_init";
+	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
+	void (*fire)(int value);
+	unsigned long poked;
+	void **init_text;
+	void *code[2];
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	kunit_load_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, MARKER_KUNIT_MOD_INIT_VALUE);
+	fire = symbol_get(marker_kunit_mod_fire_init_marker);
+	init_text = symbol_get(marker_kunit_mod_init_text);
+	KUNIT_ASSERT_TRUE(test, fire && init_text);
+
+	KUNIT_EXPECT_EQ(test, marker_get_sites(name, code, ARRAY_SIZE(code)), patched);
+	KUNIT_EXPECT_EQ(test, marker_test_walked_sites(test, name), patched);
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites, patched ? 1 : 2);
+
+	poked = marker_test_poked_sites();
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * patched);
+	marker_synchronize_unregister();
+	fire(3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+
+	poked = marker_test_poked_sites();
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * patched);
+	fire(4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 4);
+
+	if (IS_ENABLED(CONFIG_KPROBES)) {
+		struct kprobe kp = {
+			.addr = *init_text,
+			.pre_handler = marker_test_kprobe_handler,
+		};
+		int ret = register_kprobe(&kp);
+
+		if (!ret)
+			unregister_kprobe(&kp);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe on freed init text %px",
+				    kp.addr);
+	}
+
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	symbol_put(marker_kunit_mod_fire_init_marker);
+	symbol_put(marker_kunit_mod_init_text);
+	kunit_unload_module(test, "marker_kunit_mod");
+}
+
+/*
+ * When the sites cannot be switched off, unregistering the last probe
+ * returns the error: the probe is gone all the same (no call after
+ * marker_synchronize_unregister()), and the sites stay on, byte for byte,
+ * without probes, until a later switch turns them off.
+ */
+static void marker_switch_off_fails(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	u8 before[12], after[12];
+	unsigned int nth;
+	void *code = NULL;
+	int ret;
+
+	marker_get_sites(name, &code, 1);
+	for (nth = 1; ; nth++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+							    &marker_test_p1), 0);
+		if (code)
+			memcpy(before, code, sizeof(before));
+		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
+		kunit_fail_nth_alloc(nth);
+		ret = marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+		kunit_deactivate_static_stub(test, marker_alloc);
+		if (!kunit_nth_alloc_failed())
+			break;
+
+		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+		marker_synchronize_unregister();
+		atomic_set(&marker_test_p1.calls, 0);
+		marker_test_fire_basic(nth);
+		KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+		if (code) {
+			memcpy(after, code, sizeof(after));
+			KUNIT_EXPECT_MEMEQ(test, after, before, sizeof(before));
+		}
+		/* Armed without probes: the next switch goes on from there. */
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+							    &marker_test_p1), 0);
+		KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+							      &marker_test_p1), 0);
+	}
+	KUNIT_EXPECT_GT_MSG(test, nth, 1, "switching the sites off allocated nothing");
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	marker_synchronize_unregister();
+	atomic_set(&marker_test_p1.calls, 0);
+	marker_test_fire_basic(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+}
+
 /* --- concurrency ---------------------------------------------------------- */
 
 static noinline void marker_test_fire_race(void)
@@ -801,11 +1041,6 @@ static void marker_batch_1024_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
 }
 
-static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
-{
-	return 0;
-}
-
 /* kprobes refuses every instruction of a site. */
 static void marker_kprobe_refused(struct kunit *test)
 {
@@ -831,6 +1066,210 @@ static void marker_kprobe_refused(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe at %pS", kp.addr);
 	}
 	marker_test_expect_off(test, &site);
+}
+
+/* The live sites of a marker with their lengths, from marker_walk_sites(). */
+struct marker_test_sites {
+	const char *name;
+	unsigned int nr;
+	void *code[1024];
+	unsigned int len[1024];
+};
+
+static int marker_test_sites_fn(const char *name, void *code, unsigned int size,
+				struct module *mod, void *data)
+{
+	struct marker_test_sites *s = data;
+
+	if (strcmp(name, s->name) || s->nr == ARRAY_SIZE(s->code))
+		return 0;
+	s->code[s->nr] = code;
+	s->len[s->nr++] = size;
+	return 0;
+}
+
+static struct marker_test_sites *marker_test_get_sites(struct kunit *test,
+							const char *name)
+{
+	struct marker_test_sites *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->name = name;
+	KUNIT_ASSERT_EQ(test, marker_walk_sites(marker_test_sites_fn, s), 0);
+	return s;
+}
+
+/* Switches marker_test_many on and off until stopped; counts the rounds. */
+static int marker_test_switcher(void *data)
+{
+	unsigned long *rounds = data;
+
+	while (!kthread_should_stop()) {
+		if (!marker_probe_register("marker_test_many", "%d", marker_test_count,
+					   &marker_test_p2) &&
+		    !marker_probe_unregister("marker_test_many", marker_test_count,
+					     &marker_test_p2))
+			(*rounds)++;
+		cond_resched();
+	}
+	return 0;
+}
+
+/* Sites of marker_test_many whose every byte a kprobe is tried on. */
+#define MARKER_KPROBE_STRIDE	4
+
+/*
+ * While a marker of 1024 sites switches on and off in a loop, so that its
+ * slots and movs are int3 for a while, a kprobe on any byte of any site is
+ * refused as reserved (-EINVAL), never armed: the reservation goes by the
+ * site records, not by the bytes.
+ */
+static void marker_kprobe_refused_while_switching(struct kunit *test)
+{
+	struct poke_sites_stats before, after;
+	struct task_struct *switcher;
+	struct marker_test_sites *s;
+	unsigned long rounds = 0;
+	unsigned int i, off, tried = 0;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		kunit_skip(test, "needs CONFIG_KPROBES");
+	s = marker_test_get_sites(test, "marker_test_many");
+	KUNIT_ASSERT_EQ(test, s->nr, 1024);
+
+	poke_sites_get_stats(&before);
+	switcher = kthread_run(marker_test_switcher, &rounds, "marker_switcher");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(switcher));
+	for (i = 0; i < s->nr; i += MARKER_KPROBE_STRIDE) {
+		for (off = 0; off < s->len[i]; off++) {
+			struct kprobe kp = {
+				.addr = s->code[i] + off,
+				.pre_handler = marker_test_kprobe_handler,
+			};
+
+			ret = register_kprobe(&kp);
+			if (!ret)
+				unregister_kprobe(&kp);
+			KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe at site %u + %u (%pS)",
+					    i, off, kp.addr);
+			tried++;
+		}
+		/* Lets a single-threaded emulator run the switcher. */
+		cpu_relax();
+	}
+	kthread_stop(switcher);
+	poke_sites_get_stats(&after);
+	KUNIT_EXPECT_GT(test, rounds, 0);
+	kunit_info(test, "%u kprobes refused while the marker switched %lu times (%lu batches)\n",
+		   tried, rounds, after.batches - before.batches);
+}
+
+static int marker_test_sink;
+static atomic_t marker_test_kprobe_hits;
+
+/* The store comes right before the site: every call runs it once. */
+static noinline void marker_test_fire_kprobed(int value)
+{
+	WRITE_ONCE(marker_test_sink, value);
+	MARK(marker_test_kprobed, "%d", value);
+}
+
+static int marker_test_kprobe_count(struct kprobe *p, struct pt_regs *regs)
+{
+	atomic_inc(&marker_test_kprobe_hits);
+	return 0;
+}
+
+/* Fires marker_test_kprobed until stopped; counts the calls. */
+static int marker_test_kprobed_firer(void *data)
+{
+	atomic_long_t *fires = data;
+	unsigned long n = 0;
+
+	while (!kthread_should_stop()) {
+		marker_test_fire_kprobed(n);
+		atomic_long_inc(fires);
+		cpu_relax();
+		if (!(++n % 1024))
+			cond_resched_tasks_rcu_qs();
+	}
+	return 0;
+}
+
+#define MARKER_KPROBED_SWITCHES	500
+
+/* The instruction right before @code, decoding @fn from its start. */
+static void *marker_test_insn_before(struct kunit *test, void *fn, void *code)
+{
+	void *addr = fn, *prev = NULL;
+	struct insn insn;
+
+	while (addr < code) {
+		KUNIT_ASSERT_EQ_MSG(test, insn_decode_kernel(&insn, addr), 0,
+				    "cannot decode %pS", addr);
+		prev = addr;
+		addr += insn.length;
+	}
+	KUNIT_ASSERT_PTR_EQ(test, addr, code);
+	KUNIT_ASSERT_NOT_NULL(test, prev);
+	return prev;
+}
+
+/*
+ * A kprobe on the instruction right before a site, in the same function,
+ * while CPUs fire the function and the site switches: every call hits the
+ * kprobe exactly once, on and off, and the int3s of the switch are all
+ * taken by the patcher's handler (bypass hits), none by kprobes.
+ */
+static void marker_site_next_to_kprobe(struct kunit *test)
+{
+	struct kprobe kp = { .pre_handler = marker_test_kprobe_count };
+	unsigned int i, switches = kunit_stress_volume(MARKER_KPROBED_SWITCHES);
+	struct task_struct *firers[MARKER_FIRERS];
+	struct poke_sites_stats before, after;
+	atomic_long_t fires = ATOMIC_LONG_INIT(0);
+	struct marker_test_sites *s;
+
+	if (!IS_ENABLED(CONFIG_KPROBES))
+		kunit_skip(test, "needs CONFIG_KPROBES");
+	s = marker_test_get_sites(test, "marker_test_kprobed");
+	KUNIT_ASSERT_EQ(test, s->nr, 1);
+	kp.addr = marker_test_insn_before(test, marker_test_fire_kprobed, s->code[0]);
+	KUNIT_ASSERT_EQ_MSG(test, ftrace_location((unsigned long)kp.addr), 0,
+			    "%pS is the ftrace call, not an int3 kprobe", kp.addr);
+	atomic_set(&marker_test_kprobe_hits, 0);
+	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&kp), 0, "kprobe at %pS", kp.addr);
+
+	poke_sites_get_stats(&before);
+	for (i = 0; i < ARRAY_SIZE(firers); i++) {
+		firers[i] = kthread_run(marker_test_kprobed_firer, &fires,
+					"marker_kprobed/%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(firers[i]));
+	}
+	for (i = 0; i < switches; i++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_kprobed", "%d",
+							    marker_test_count,
+							    &marker_test_p1), 0);
+		cpu_relax();
+		KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_kprobed",
+							      marker_test_count,
+							      &marker_test_p1), 0);
+		cpu_relax();
+	}
+	for (i = 0; i < ARRAY_SIZE(firers); i++)
+		kthread_stop(firers[i]);
+	poke_sites_get_stats(&after);
+	unregister_kprobe(&kp);
+	marker_synchronize_unregister();
+
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_kprobe_hits), atomic_long_read(&fires));
+	KUNIT_EXPECT_GT(test, atomic_read(&marker_test_p1.calls), 0);
+	KUNIT_EXPECT_LE(test, atomic_read(&marker_test_p1.calls), atomic_long_read(&fires));
+	KUNIT_EXPECT_GT(test, after.bypass_hits - before.bypass_hits, 0);
+	kunit_info(test, "%ld calls, %d kprobe hits, %d probe calls, %lu bypass hits\n",
+		   atomic_long_read(&fires), atomic_read(&marker_test_kprobe_hits),
+		   atomic_read(&marker_test_p1.calls), after.bypass_hits - before.bypass_hits);
 }
 
 static void marker_poke_byte(u8 *addr, u8 byte)
@@ -876,12 +1315,17 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_register_nomem),
 	KUNIT_CASE(marker_unregister_nomem),
 	KUNIT_CASE(marker_module_sites),
+	KUNIT_CASE(marker_init_text_sites),
+	KUNIT_CASE(marker_module_init_text),
+	KUNIT_CASE(marker_switch_off_fails),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
 	KUNIT_CASE_SLOW(marker_module_race),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_batch_1024_sites),
 	KUNIT_CASE(marker_kprobe_refused),
+	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),
+	KUNIT_CASE_SLOW(marker_site_next_to_kprobe),
 	KUNIT_CASE(marker_breakpoint_busy),
 #endif
 	{}

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helper module of the marker KUnit suite: a module with a marker site and
+ * Helper module of the marker KUnit suite: a module with a marker site, a
+ * marker that inline code puts into its init text and its core text, and
  * an immediate value site. The suite registers a probe first, then loads,
  * unloads and reloads it; with fire=N, N kthreads of the module fire its
  * sites from load to unload, so that the suite can unload it while they do.
@@ -26,6 +27,22 @@ void marker_kunit_mod_fire(int value)
 }
 EXPORT_SYMBOL_GPL(marker_kunit_mod_fire);
 
+/* Inline code lands where it is used: in init text and in core text below. */
+static __always_inline void marker_kunit_mod_fire_inline(int value)
+{
+	MARK(marker_test_module_init, "%d", value);
+}
+
+void marker_kunit_mod_fire_init_marker(int value)
+{
+	marker_kunit_mod_fire_inline(value);
+}
+EXPORT_SYMBOL_GPL(marker_kunit_mod_fire_init_marker);
+
+/* Where the module's init function was, once it has been freed. */
+void *marker_kunit_mod_init_text;
+EXPORT_SYMBOL_GPL(marker_kunit_mod_init_text);
+
 static int marker_kunit_mod_firer(void *data)
 {
 	unsigned long n = 0;
@@ -44,6 +61,8 @@ static int __init marker_kunit_mod_init(void)
 {
 	unsigned int i;
 
+	marker_kunit_mod_init_text = marker_kunit_mod_init;
+	marker_kunit_mod_fire_inline(MARKER_KUNIT_MOD_INIT_VALUE);
 	for (i = 0; i < min(fire, MARKER_KUNIT_MOD_FIRERS); i++) {
 		firers[i] = kthread_run(marker_kunit_mod_firer, NULL, "marker_mod_firer/%u", i);
 		if (IS_ERR(firers[i])) {

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# A kprobe event defined on a marker site of a module before the module is
+# loaded ("p:MOD:FUNC+OFF"). trace_kprobe arms such pending probes from its
+# own module notifier, which runs before those of immediate values and
+# markers: the kprobe must be refused with a clear message, the module must
+# load, and its marker must work, with no foreign int3 in the site.
+
+suite markers_kprobe_events
+T=/sys/kernel/tracing
+M=$T/markers
+K=$T/kprobe_events
+
+if [ ! -d "$M" ] || [ ! -e "$K" ]; then
+	skip "kprobe event on a module's site before it loads" "no $M or $K"
+	return 0
+fi
+
+# sample_read's site as "FUNC+OFF" (the sites file prints it with %pS).
+site_of() { awk '$1 == "sample_read" { sub(/\/.*/, "", $2); print $2; exit }' "$M/sites"; }
+bytes_of() { awk '$1 == "sample_read" { $1 = $2 = $3 = ""; print; exit }' "$M/sites"; }
+
+modprobe marker-example
+where=$(site_of)
+rmmod marker_example
+expect_eq "sample_read's site is sample_read+OFF" "sample_read+0x" \
+	"$(printf '%s' "$where" | sed -n 's/^\(sample_read+0x\)[0-9a-f]*$/\1/p')"
+
+expect "a kprobe event on that site is accepted while the module is not loaded" \
+	sh -c "echo 'p:markers_site marker_example:$where' >> $K"
+expect "it is pending" grep -q "markers_site marker_example:$where" "$K"
+
+echo "wb: markers_kprobe_events: loading marker_example" > /dev/kmsg
+expect "the module loads" modprobe marker-example
+log=$(dmesg | sed -n '/wb: markers_kprobe_events: loading/,$p')
+expect "the kprobe is refused when the module comes, with trace_kprobe's message" \
+	sh -c "printf '%s\n' \"\$1\" | grep -q 'Failed to re-register probe markers_site on marker_example: -22'" \
+	- "$log"
+expect "the site holds the documented 'off' bytes, no int3" \
+	sh -c "echo '$(bytes_of)' | grep -Eq '^ *eb 0[6a] b0 00 84 c0 (75|0f 85) '"
+
+echo > "$T/trace"
+expect_write "switch sample_read on" "$M/enable" "sample_read\n" ok
+cat /proc/marker-example >/dev/null
+expect "the marker writes its event" \
+	grep -Eq "sample_read: pid [0-9]+ count [0-9]+ pos 0" "$T/trace"
+expect "its site holds the 'on' bytes" \
+	sh -c "echo '$(bytes_of)' | grep -Eq '^ *(eb [0-9a-f]{2}|66 90) b0 01 84 c0 '"
+expect_write "switch sample_read off" "$M/enable" "!sample_read\n" ok
+
+expect "the kprobe event can be removed" sh -c "echo '-:markers_site' >> $K"
+expect "rmmod marker_example" rmmod marker_example
