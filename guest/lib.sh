@@ -3,10 +3,18 @@
 # Helpers shared by the guest scripts (sourced by /init).
 #
 # The results channel is ttyS1; the host turns what it receives into KTAP:
-#   @@ section NAME     starts a section (boot-kunit, after-boot-kunit, e2e, end)
+#   @@ section NAME     starts a section (boot-kunit, after-boot-kunit,
+#                       after-boot-log, e2e, kmemleak, end)
 #   @@ suite NAME       starts a suite inside a section
 #   ok NAME / not ok NAME / # diagnostic
-# A KUnit section carries the suites' debugfs results verbatim.
+#   @@ token UUID       the token test.sh wrote to /dev/kmsg before the
+#                       after-boot KUnit run (after-boot-log: dmesg after it)
+#   @@ script STEM / @@ script-end STEM STATUS
+#                       around each end-to-end script (guest/tests/STEM.sh)
+# A KUnit section carries the suites' debugfs results verbatim. The host
+# (tools/wb/expect.py) fails by name a suite or script that is missing,
+# stopped half-way or reported no case; a script must return 0 (it does
+# when it ends with a case or a skip).
 
 RESULTS_TTY=/dev/ttyS1
 
@@ -101,6 +109,28 @@ try_write() {
 # expect_write NAME FILE DATA RESULT: try_write prints RESULT.
 expect_write() {
 	expect_eq "$1" "$4" "$(try_write "$2" "$3")"
+}
+
+# kmemleak_check: one case, no leak allocated by markers, immediate values
+# or the patcher (their functions in a backtrace), after two scans with a
+# grace period between them, as kmemleak documents; a skip without
+# CONFIG_DEBUG_KMEMLEAK. A scan that cannot run fails: an empty report
+# proves nothing.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+KMEMLEAK_OURS='(marker|imv_|poke_site|site_table|trace_marker)[a-z_]*\+0x'
+kmemleak_check() {
+	_name="no leak allocated by markers, immediate values or the patcher"
+	if [ ! -e "$KMEMLEAK" ]; then
+		skip "no leak of markers" "no CONFIG_DEBUG_KMEMLEAK"
+		return 0
+	fi
+	if ! _err=$( { echo scan > "$KMEMLEAK" && sleep 6 && echo scan > "$KMEMLEAK" &&
+			cat "$KMEMLEAK" > /tmp/kmemleak; } 2>&1); then
+		fail "$_name" "kmemleak could not scan: $_err"
+		return 0
+	fi
+	diag "kmemleak reports $(grep -c '^unreferenced object' /tmp/kmemleak) objects in all"
+	expect_eq "$_name" "" "$(grep -E "$KMEMLEAK_OURS" /tmp/kmemleak)"
 }
 
 # bench_rows: the "ROW VALUE UNIT" lines markers_bench left in the kernel log.

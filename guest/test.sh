@@ -2,7 +2,7 @@
 #
 # wb.mode=test (sourced by /init): results of the boot-time KUnit run (text
 # still writable), every suite again after boot (text read-only), then the
-# end-to-end tests under /guest/tests.
+# end-to-end tests under /guest/tests; a kmemleak scan ends every boot.
 
 results_open
 # wb.phases=: which of boot-kunit, after-boot-kunit and e2e this boot runs
@@ -25,8 +25,20 @@ for dir in /sys/kernel/debug/failslab /sys/kernel/debug/fail_page_alloc; do
 	[ -e "$dir/min-order" ] && echo 0 > "$dir/min-order"
 done
 
+# Freshness of the after-boot run: the debugfs results of a suite that did
+# not run again are those of the boot-time run. KUnit prints every result
+# line to the kernel log as well, so a random token goes to the log right
+# before the run, and the log from the token line on (dmesg, the ring
+# buffer: complete, whatever the console level) to the host after it. The
+# host requires each suite's run after the token line, and its debugfs
+# results to be that run, line for line. No line logged before the token
+# can pass for the run: the token is drawn here, per boot, and is not on
+# the kernel command line.
 if phase after-boot-kunit; then
 	section after-boot-kunit
+	token=$(cat /proc/sys/kernel/random/uuid)
+	emit "@@ token $token"
+	echo "wb: after-boot KUnit run, token $token" > /dev/kmsg
 	echo "== running the KUnit suites again, kernel text is now read-only"
 	for dir in /sys/kernel/debug/kunit/*/; do
 		[ -d "$dir" ] || continue
@@ -34,14 +46,29 @@ if phase after-boot-kunit; then
 		echo run > "$dir/run"
 	done
 	kunit_dump
+	section after-boot-log
+	emit "@@ suite dmesg"
+	dmesg | sed -n "/ token $token\$/,\$p" >&3
 fi
 
 if phase e2e; then
 	section e2e
 	for t in /guest/tests/*.sh; do
 		[ -e "$t" ] || continue
+		name=$(basename "$t" .sh)
+		emit "@@ script $name"
 		(. "$t")
+		emit "@@ script-end $name $?"
 	done
+fi
+
+# kmemleak at the end of the boot, after whatever phases it ran: the
+# end-to-end tests end with their own scan (90-kmemleak.sh), the last one
+# debugfs allows, since 99-markers-lockdown.sh raises lockdown after it.
+if [ -e "$KMEMLEAK" ] && ! phase e2e; then
+	section kmemleak
+	suite kmemleak
+	kmemleak_check
 fi
 
 section end

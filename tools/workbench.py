@@ -21,13 +21,14 @@ import os
 import shutil
 import sys
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import bench, checks, deps, initramfs, kbuild, qemu, results, series, settings, tree  # noqa: E402
+from wb import bench, checks, deps, expect, initramfs, kbuild, qemu, results, series, settings, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -118,29 +119,40 @@ def write_host_ktap(path: Path, suites) -> Path:
 
 
 def guest_documents(sections, outdir: Path) -> List[Path]:
-	"""Writes the guest's sections as KTAP files."""
+	"""Writes the guest's sections as KTAP files: the KUnit runs, the
+	end-to-end tests, and the end-of-boot kmemleak scans if any."""
 	docs = []
-	for section in ('boot-kunit', 'after-boot-kunit'):
+	for section in expect.KUNIT_PHASES:
 		suites = [(name, results.kunit_suite_lines(lines))
 			  for name, lines in sections.get(section, [])]
 		path = outdir / f'{section}.ktap'
 		path.write_text(results.ktap_document(suites))
 		docs.append(path)
-	e2e = [(name, results.e2e_suite_lines(lines)) for name, lines in sections.get('e2e', [])]
-	path = outdir / 'e2e.ktap'
-	path.write_text(results.ktap_document(e2e))
-	docs.append(path)
+	for section in expect.SCRIPT_SECTIONS:
+		if section == 'kmemleak' and section not in sections:
+			continue
+		suites = [(name, results.e2e_suite_lines(lines))
+			  for name, lines in sections.get(section, [])]
+		path = outdir / f'{section}.ktap'
+		path.write_text(results.ktap_document(suites))
+		docs.append(path)
 	return docs
 
 
-def suite_cases(config: settings.KernelConfig, sections) -> List[Case]:
-	"""Each KUnit suite of the config ran at boot and again after boot."""
+def boot_checks(what: str, config: settings.KernelConfig, phases: Tuple[str, ...],
+		text: str, kmemleak: bool) -> List[Case]:
+	"""What one boot must have reported, by name (see wb/expect.py)."""
+	sections = results.split_channel(text)
 	cases = []
-	for section, when in (('boot-kunit', 'at boot'), ('after-boot-kunit', 'after boot')):
-		ran = {name for name, lines in sections.get(section, []) if lines}
-		for suite in config.suites:
-			cases.append(Case(f'{config.name}: KUnit suite {suite} ran {when}',
-					  suite in ran, f'suites that ran: {sorted(ran)}'))
+	for phase in expect.KUNIT_PHASES:
+		if phase in phases:
+			cases += expect.kunit_cases(what, config, phase, sections)
+	if 'after-boot-kunit' in phases:
+		cases += expect.fresh_cases(what, config, text, sections)
+	if 'e2e' in phases:
+		cases += expect.script_cases(what, config, text)
+	if kmemleak:
+		cases += expect.kmemleak_cases(what, phases, sections)
 	return cases
 
 
@@ -175,14 +187,21 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	splats = results.splats(console)
 	cases.append(Case(f'{what}: console has no WARNING, BUG, Oops, lockdep or KASAN report',
 			  not splats, '\n'.join(splats[:50])))
+	try:
+		cases += boot_checks(what, config, phases, text,
+				     kbuild.enabled(build, 'CONFIG_DEBUG_KMEMLEAK'))
+	except Exception:	# a bug of the workbench must not lose the other results
+		cases.append(Case(f'{what}: the host could check what the guest reported', False,
+				  traceback.format_exc()))
 	return GuestRun(results.split_channel(text), cases, guest.seconds)
 
 
 def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
 		guests: List[GuestRun]) -> Tuple[Counts, List[Case]]:
-	"""Merges the sections of @guests into KTAP documents and counts them."""
+	"""Merges the sections of @guests into KTAP documents and counts them;
+	lists the skipped cases, which cannot make the config green alone."""
 	sections: dict = {}
-	cases = []
+	cases = expect.phase_cases(config)
 	for guest in guests:
 		for name, suites in guest.sections.items():
 			sections.setdefault(name, []).extend(suites)
@@ -190,7 +209,9 @@ def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
 	counts = Counts()
 	for doc in guest_documents(sections, outdir):
 		counts.add(results.parse(kunit_py, doc))
-	return counts, suite_cases(config, sections) + cases
+	counts.skips = expect.skipped(config, sections)
+	cases += expect.skip_cases(config, counts.passed, counts.skipped, len(counts.skips))
+	return counts, cases
 
 
 @dataclass
@@ -262,6 +283,10 @@ def finish_config(kunit_py: Path, run: ConfigRun) -> Counts:
 	if run.cases:
 		counts.add(results.parse(kunit_py, write_host_ktap(
 			run.outdir / 'host.ktap', [(f'{run.config.name}_checks', run.cases)])))
+	for case in run.cases:
+		if not case.ok:
+			why = case.diagnostic.splitlines()[:6] or ['(no diagnostic)']
+			counts.details += [f'WHY: {case.name}'] + ['    ' + line for line in why]
 	return counts
 
 
@@ -302,7 +327,9 @@ def cmd_test(args) -> Status:
 			log(line)
 			summary.append(line)
 			total.add(counts)
+	summary += total.skips
 	summary += [f'FAILED: {failure}' for failure in total.failures]
+	summary += total.details
 	summary.append(f'make test took {time.monotonic() - start:.0f} s; {total.skipped} '
 		       f'skipped (not counted as passed); logs in {settings.OUT / "test"}')
 	summary.append(f'{total.passed} passed, {total.failed} failed')

@@ -42,7 +42,13 @@ COMMIT_DATE = '2026-01-01T00:00:00+0000'
 
 # What a test guest does (guest/test.sh), in order: report the boot-time
 # KUnit run, run every suite again after boot, run the end-to-end tests.
+# A boot of a kmemleak kernel then scans for leaks (see wb/expect.py).
 GUEST_PHASES = ('boot-kunit', 'after-boot-kunit', 'e2e')
+# The end-to-end scripts; a config names them by file stem (the guest
+# reports each as "@@ script STEM" and "@@ script-end STEM STATUS"): a file
+# name is what one adds, deletes or renames, and a script may emit several
+# suites, or none when it is broken.
+E2E_DIR = GUEST_DIR / 'tests'
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,13 @@ class KernelConfig:
 	# run at once, on different cores. Empty: build only.
 	guests: Tuple[Tuple[str, ...], ...] = (GUEST_PHASES,)
 	suites: Tuple[str, ...] = ()	# KUnit suites that must run, at and after boot
+	# End-to-end scripts (file stems of guest/tests/*.sh) that a boot running
+	# the e2e phase must run to their end: those of e2e= must run cases (each
+	# suite at least one not skipped), those of e2e_skipped= must skip every
+	# case (the config lacks what they test). Every script of guest/tests
+	# must be in one of them: a new script fails until it is declared.
+	e2e: Tuple[str, ...] = ()
+	e2e_skipped: Tuple[str, ...] = ()
 	boot_timeout: int = 900		# seconds, for the whole guest run
 	cmdline: Tuple[str, ...] = ()
 	smp: int = 4
@@ -69,6 +82,10 @@ MATRIX = {
 			    'lockdep, KASAN, kmemleak, fault injection',
 		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
 		suites=('immediate', 'markers', 'kprobes_test'),
+		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
+		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
+		     '25-markers-out-of-tree', '30-markers-fuzz', '40-markers-nomem',
+		     '50-markers-bench', '90-kmemleak', '99-markers-lockdown'),
 		# The longest guest (KASAN): its after-boot KUnit run on a core of
 		# its own, while another boot of the same kernel runs the rest.
 		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit',)),
@@ -77,12 +94,26 @@ MATRIX = {
 		name='rt',
 		description='PREEMPT_RT',
 		fragments=('base', 'x86', 'tracing', 'markers', 'rt'),
-		suites=('immediate', 'markers', 'kprobes_test')),
+		suites=('immediate', 'markers', 'kprobes_test'),
+		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
+		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
+		     '25-markers-out-of-tree', '30-markers-fuzz', '50-markers-bench',
+		     '99-markers-lockdown'),
+		# No fault injection, no kmemleak (the debug fragment).
+		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
 	'generic': KernelConfig(
 		name='generic',
 		description='no architecture support: asm-generic immediate values',
 		fragments=('base', 'x86', 'markers', 'generic'),
-		suites=('immediate', 'markers')),
+		suites=('immediate', 'markers'),
+		e2e=('06-static-key-stress', '20-markers-samples', '25-markers-out-of-tree'),
+		# No tracing fragment: no tracefs, kprobe events, function tracer,
+		# static key test modules, lockdown or benchmark (which needs
+		# CONFIG_IMMEDIATE); no debug fragment.
+		e2e_skipped=('05-upstream-static-keys', '10-markers-tracefs',
+			     '12-markers-kprobe-events', '15-markers-ftrace', '30-markers-fuzz',
+			     '40-markers-nomem', '50-markers-bench', '90-kmemleak',
+			     '99-markers-lockdown')),
 	'nomarkers': KernelConfig(
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
