@@ -462,7 +462,8 @@ static void marker_entry_publish(struct marker_entry *e)
 	struct site_table *t;
 	struct site_entry *site;
 
-	for_each_site_table(t, &marker_tables)
+	for (t = site_tables_first(&marker_tables); t;
+	     t = site_tables_next(&marker_tables, t))
 		for (site = t->start; site < t->stop; site++)
 			if (marker_site_entry(site) == e)
 				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
@@ -808,7 +809,8 @@ int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *dat
 	int bkt, ret = 0;
 
 	guard(mutex)(&markers_mutex);
-	for_each_site_table(t, &marker_tables) {
+	for (t = site_tables_first(&marker_tables); t;
+	     t = site_tables_next(&marker_tables, t)) {
 		ret = marker_report_table(t, fn, data);
 		if (ret)
 			return ret;

@@ -22,8 +22,10 @@
  * site_tables_first() - the kernel's table
  * @st: the tables
  *
+ * Walk the tables with site_tables_first() and site_tables_next().
+ *
  * Context: @st->lock held.
- * Return: the table; see for_each_site_table().
+ * Return: the table.
  */
 struct site_table *site_tables_first(struct site_tables *st)
 {
@@ -258,7 +260,7 @@ void *site_tables_collect(struct site_tables *st, const struct site_table *only,
 
 	lockdep_assert_held(st->lock);
 	*nr = 0;
-	for_each_site_table(t, st)
+	for (t = site_tables_first(st); t; t = site_tables_next(st, t))
 		if (!only || t == only)
 			n += site_table_collect(t, fn, data, NULL, 0);
 	if (!n)
@@ -266,7 +268,7 @@ void *site_tables_collect(struct site_tables *st, const struct site_table *only,
 	out = st->alloc(array_size(n, elem_size));
 	if (!out)
 		return ERR_PTR(-ENOMEM);
-	for_each_site_table(t, st)
+	for (t = site_tables_first(st); t; t = site_tables_next(st, t))
 		if (!only || t == only)
 			*nr += site_table_collect(t, fn, data, out + *nr * elem_size,
 						  elem_size);

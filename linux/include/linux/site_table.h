@@ -96,7 +96,7 @@ struct site_table {
  * @modules: the tables of modules; @lock for writers, RCU for readers
  */
 struct site_tables {
-	struct mutex *lock;
+	struct mutex *lock;	/* the owner's, see above */
 	bool sort;
 	void (*module_entries)(struct module *mod, struct site_entry **start,
 			       struct site_entry **stop);
@@ -129,10 +129,6 @@ static inline bool site_entry_live(const struct site_table *t,
 
 	return !code || !t->init_gone || code < t->init_start || code >= t->init_end;
 }
-
-/* The kernel's table first, then each module's; under @st->lock. */
-#define for_each_site_table(t, st)					\
-	for (t = site_tables_first(st); t; t = site_tables_next(st, t))
 
 /**
  * typedef site_collect_fn - what site_tables_collect() calls for an entry

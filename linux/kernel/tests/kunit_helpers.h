@@ -10,6 +10,8 @@
  * Failing allocations, see kunit_failing_alloc().
  *
  * Stress volumes, see kunit_stress_volume().
+ *
+ * Somebody else's breakpoint in a site, see kunit_poke_text_byte().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
@@ -84,5 +86,19 @@ static inline void *kunit_failing_alloc(size_t size)
 		return NULL;
 	return kvzalloc(size, GFP_KERNEL);
 }
+
+#ifdef CONFIG_IMMEDIATE
+#include <linux/memory.h>
+#include <asm/text-patching.h>
+
+/* Writes one byte of text, as a kprobe or a debugger would. */
+static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
+{
+	mutex_lock(&text_mutex);
+	text_poke(addr, &byte, 1);
+	text_poke_sync();
+	mutex_unlock(&text_mutex);
+}
+#endif
 
 #endif /* _KERNEL_TESTS_KUNIT_HELPERS_H */

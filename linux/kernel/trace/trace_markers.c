@@ -125,18 +125,25 @@ out_free:
 static int trace_marker_switch_off(const char *name)
 {
 	struct trace_marker_on *on;
+	int ret;
 
 	lockdep_assert_held(&trace_markers_mutex);
 	on = trace_marker_find_on(name);
 	if (!on)
 		return -ENOENT;
-	WARN_ON_ONCE(marker_probe_unregister(name, trace_marker_probe, on));
+	/*
+	 * The probe is disconnected even when the sites cannot be switched
+	 * off (they stay on without probes): the marker is off here, and the
+	 * writer gets the error.
+	 */
+	ret = marker_probe_unregister(name, trace_marker_probe, on);
+	WARN_ON_ONCE(ret == -ENOENT);
 	list_del(&on->list);
 	marker_synchronize_unregister();
 	kfree(on);
 	if (list_empty(&trace_markers_on))
 		trace_marker_event_set(false);
-	return 0;
+	return ret;
 }
 
 /*

@@ -154,7 +154,6 @@ int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
 		imv_store(&updates[i]);
 	return ret;
 }
-EXPORT_SYMBOL_GPL(imv_update_batch_pokes);
 
 /**
  * imv_update_batch() - change several immediate values at once
