@@ -8,17 +8,22 @@
 #   make series        write out/series (cover letter + patches) and checkpatch it
 #   make series-check  build the kernel after every patch (bisectability)
 #   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
+#   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
+# MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
+# applies and reverts them; BASELINE=0 skips booting the unmutated kernel.
 
 PYTHON ?= python3
 WORKBENCH := $(PYTHON) tools/workbench.py
 CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
+MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
+	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline)
 
-.PHONY: test test-full run series series-check bench build clean help
+.PHONY: test test-full run series series-check bench mutate build clean help
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -34,6 +39,9 @@ series-check:
 
 bench:
 	$(WORKBENCH) bench
+
+mutate:
+	$(WORKBENCH) mutate $(MUTATE_ARGS)
 
 build:
 	$(WORKBENCH) build $(CONFIG_ARGS)

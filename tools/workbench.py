@@ -9,6 +9,7 @@ builds the kernels of the test matrix and runs them in QEMU.
   workbench.py series-check              build after every patch (bisect)
   workbench.py bench                     the benchmark, in a production kernel
   workbench.py build [--config NAME]...  only apply and build
+  workbench.py mutate [--mutation NN]... the mutation gate (tests/mutations)
 
 Every stage prints the commands it runs. Exit codes: 0 success, 1 a test or
 check failed, 2 the workbench could not do its job (see the message).
@@ -28,7 +29,7 @@ from typing import List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import bench, checks, deps, expect, initramfs, kbuild, qemu, results, series, settings, tree  # noqa: E402
+from wb import bench, checks, deps, expect, initramfs, kbuild, mutate, qemu, results, series, settings, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -408,6 +409,13 @@ def cmd_build(args) -> Status:
 	return Status.SUCCESS
 
 
+def cmd_mutate(args) -> Status:
+	"""Applies each mutation of tests/mutations, runs what must kill it
+	(see wb/mutate.py), with the steps of `make test`."""
+	steps = mutate.Steps(prepare=prepare, boot_guest=boot_guest, guest_cases=guest_cases)
+	return Status(mutate.main(args, steps))
+
+
 def main(argv: Sequence[str]) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
 	parser.add_argument('--no-install', action='store_true',
@@ -424,6 +432,8 @@ def main(argv: Sequence[str]) -> int:
 	sub.add_parser('series', help='write out/series and checkpatch it')
 	sub.add_parser('run', help='boot the patched kernel and show markers at work')
 	sub.add_parser('series-check', help='build the kernel after every patch')
+	mutate.add_arguments(sub.add_parser(
+		'mutate', help='apply each mutation of tests/mutations, check that the tests kill it'))
 	p = sub.add_parser('bench', help='run the benchmark in a production kernel')
 	p.add_argument('--runs', type=int, default=settings.BENCH_WALL_RUNS,
 		       help='runs on the host clock, after the -icount run (default: %(default)s)')
@@ -432,7 +442,7 @@ def main(argv: Sequence[str]) -> int:
 	args = parser.parse_args(argv)
 	settings.TCG_THREADS = args.tcg
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
-		    'series-check': cmd_series_check, 'bench': cmd_bench}
+		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

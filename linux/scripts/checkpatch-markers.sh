@@ -586,7 +586,8 @@ case "$1" in
 	[ $# -gt 0 ] || usage
 	for f in "$@"; do
 		if [ "$f" = - ]; then
-			echo "checkpatch-markers: --binary reads ELF files, not standard input (-)" >&2
+			echo "checkpatch-markers: --binary reads ELF files," \
+			     "not standard input (-)" >&2
 			exit $EXIT_ERROR
 		fi
 	done

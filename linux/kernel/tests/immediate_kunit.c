@@ -19,6 +19,7 @@
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/memory.h>
+#include <linux/objtool.h>
 #include <linux/sched.h>
 
 #include "immediate_kunit.h"
@@ -553,7 +554,42 @@ static void imv_concurrent_flips(struct kunit *test)
 		   after.sync_rounds - before.sync_rounds);
 }
 
+/*
+ * A 1-byte site written by hand, whose register keeps bits of its own above
+ * the byte, as a compiler may arrange: the bypass must write the low byte
+ * only, as "movb" does. (imv_read() sites own their whole register.)
+ */
+static DEFINE_IMV(u8, imv_test_merge) = 0x5a;
+
+#define IMV_TEST_MERGE_HIGH	0x11223300
+
+static noinline u64 imv_test_read_merged(void)
+{
+	u32 v;
+
+	asm volatile("movl $" __stringify(IMV_TEST_MERGE_HIGH) ", %k0\n\t"
+		     ANNOTATE_NOENDBR
+		     "1:	movb $0, %b0\n\t"
+		     "2:\n\t"
+		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "1")
+		     : "=q" (v) : "i" (&imv_test_merge__imv));
+	return v;
+}
+
+static u64 imv_test_plain_merged(void)
+{
+	return IMV_TEST_MERGE_HIGH | _imv_read(imv_test_merge);
+}
+
+static int imv_test_set_merged(u64 v)
+{
+	return imv_set(imv_test_merge, (u8)v);
+}
+
 static const struct imv_test_var imv_concurrent_vars[] = {
+	{ "u8_upper_bits_live", &imv_test_merge__imv, 1,
+	  IMV_TEST_MERGE_HIGH | 0x5a, IMV_TEST_MERGE_HIGH | 0xa5,
+	  imv_test_read_merged, imv_test_plain_merged, imv_test_set_merged },
 	{ "u32", &imv_test_u32__imv, 4, 0x11223344, 0xeeddccbb,
 	  imv_test_read_u32, imv_test_plain_u32, imv_test_set_u32 },
 	{ "u64", &imv_test_u64__imv, 8, 0x0102030405060708ULL, 0xfefdfcfbfaf9f8f7ULL,

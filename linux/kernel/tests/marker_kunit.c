@@ -488,6 +488,19 @@ static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * marker_synchronize_unregister() waits for a grace period of the readers
+ * that run the probes (preemption disabled): the RCU state taken before it
+ * has passed when it returns.
+ */
+static void marker_synchronize_waits(struct kunit *test)
+{
+	unsigned long cookie = get_state_synchronize_rcu();
+
+	marker_synchronize_unregister();
+	KUNIT_EXPECT_TRUE(test, poll_state_synchronize_rcu(cookie));
+}
+
 /* The sites the patcher has rewritten since boot; 0 without it. */
 static unsigned long marker_test_poked_sites(void)
 {
@@ -1350,6 +1363,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
 	KUNIT_CASE(marker_switch_off_fails),
+	KUNIT_CASE(marker_synchronize_waits),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
 	KUNIT_CASE_SLOW(marker_module_race),
 #ifdef CONFIG_IMMEDIATE
