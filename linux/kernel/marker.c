@@ -348,43 +348,18 @@ static bool marker_switch_wants(const struct marker_switch *sw,
 	return true;
 }
 
-/* The change of a live patched site that @data switches. */
-static unsigned int marker_collect_change(const struct site_table *t,
-					  const struct site_entry *site,
-					  void *out, void *data)
+/* A live site that @data switches. */
+static unsigned int marker_collect_switched(const struct site_table *t,
+					    const struct site_entry *site,
+					    void *out, void *data)
 {
-	const struct marker_switch *sw = data;
-	struct marker_site_change *change = out;
+	const struct site_entry **switched = out;
 	bool on;
 
-	if (!site_entry_code(site) ||
-	    !marker_switch_wants(sw, marker_site_marker(site), &on))
+	if (!marker_switch_wants(data, marker_site_marker(site), &on))
 		return 0;
-	if (change) {
-		change->site = site;
-		change->from = sw->from;
-		change->to = on ? MARKER_SITE_ON : MARKER_SITE_OFF;
-	}
-	return 1;
-}
-
-/* The new @enabled of the marker of a live site that @data switches. */
-static unsigned int marker_collect_update(const struct site_table *t,
-					  const struct site_entry *site,
-					  void *out, void *data)
-{
-	const struct marker_switch *sw = data;
-	struct marker *m = marker_site_marker(site);
-	struct imv_update *update = out;
-	bool on;
-
-	if (!marker_switch_wants(sw, m, &on) || m->enabled == on)
-		return 0;
-	if (update) {
-		update->var = &m->enabled;
-		update->value = on;
-		update->size = sizeof(m->enabled);
-	}
+	if (switched)
+		*switched = site;
 	return 1;
 }
 
@@ -410,33 +385,68 @@ static unsigned int marker_updates_unique(struct imv_update *updates, unsigned i
 }
 
 /*
+ * The changes of the patched sites among @sites, and the new @enabled of
+ * their markers (once each), as @sw switches them.
+ */
+static void marker_switch_plan(const struct marker_switch *sw,
+			       const struct site_entry **sites, unsigned int n,
+			       struct marker_site_change *changes, unsigned int *nr_changes,
+			       struct imv_update *updates, unsigned int *nr_updates)
+{
+	unsigned int i;
+	bool on;
+
+	*nr_changes = 0;
+	*nr_updates = 0;
+	for (i = 0; i < n; i++) {
+		struct marker *m = marker_site_marker(sites[i]);
+
+		marker_switch_wants(sw, m, &on);
+		if (site_entry_code(sites[i]))
+			changes[(*nr_changes)++] = (struct marker_site_change) {
+				.site = sites[i],
+				.from = sw->from,
+				.to = on ? MARKER_SITE_ON : MARKER_SITE_OFF,
+			};
+		if (m->enabled != on)
+			updates[(*nr_updates)++] = (struct imv_update) {
+				.var = &m->enabled,
+				.value = on,
+				.size = sizeof(m->enabled),
+			};
+	}
+	*nr_updates = marker_updates_unique(updates, *nr_updates);
+}
+
+/*
  * Switches the sites and markers that @sw names, in table @only or in all,
  * in one batch; nothing changes on error.
  */
 static int marker_switch_apply(const struct marker_switch *sw,
 			       const struct site_table *only)
 {
-	struct marker_site_change *changes;
-	struct imv_update *updates;
-	unsigned int nr_changes, nr;
-	int ret;
+	struct marker_site_change *changes = NULL;
+	struct imv_update *updates = NULL;
+	unsigned int n, nr_changes, nr;
+	const struct site_entry **sites;
+	int ret = -ENOMEM;
 
 	lockdep_assert_held(&markers_mutex);
-	changes = site_tables_collect(&marker_tables, only, marker_collect_change,
-				      (void *)sw, sizeof(*changes), &nr_changes);
-	if (IS_ERR(changes))
-		return PTR_ERR(changes);
-	updates = site_tables_collect(&marker_tables, only, marker_collect_update,
-				      (void *)sw, sizeof(*updates), &nr);
-	if (IS_ERR(updates)) {
-		ret = PTR_ERR(updates);
-		goto out_free_changes;
+	sites = site_tables_collect(&marker_tables, only, marker_collect_switched,
+				    (void *)sw, sizeof(*sites), &n);
+	if (IS_ERR(sites))
+		return PTR_ERR(sites);
+	if (!n)
+		return 0;
+	changes = marker_alloc(array_size(n, sizeof(*changes)));
+	updates = marker_alloc(array_size(n, sizeof(*updates)));
+	if (changes && updates) {
+		marker_switch_plan(sw, sites, n, changes, &nr_changes, updates, &nr);
+		ret = arch_marker_switch(updates, nr, changes, nr_changes);
 	}
-	nr = marker_updates_unique(updates, nr);
-	ret = arch_marker_switch(updates, nr, changes, nr_changes);
 	kvfree(updates);
-out_free_changes:
 	kvfree(changes);
+	kvfree(sites);
 	return ret;
 }
 

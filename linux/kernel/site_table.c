@@ -276,6 +276,43 @@ void *site_tables_collect(struct site_tables *st, const struct site_table *only,
 	return out;
 }
 
+/**
+ * site_tables_walk_key() - describe the live sites of one key
+ * @st: the tables, kept sorted (@st->sort)
+ * @only: one table of @st to look at, or NULL for all of them
+ * @key: the key
+ * @fn: tells whether a live entry of @key gives an element, and fills it in
+ * @data: passed to @fn
+ * @out: where to put the elements, or NULL to count them
+ * @elem_size: the size of an element
+ *
+ * Finds the entries of @key by binary search in each table: for owners
+ * that look their sites up by key, and count, allocate and fill
+ * themselves, key after key.
+ *
+ * Context: @st->lock held.
+ * Return: the number of elements given.
+ */
+unsigned int site_tables_walk_key(struct site_tables *st, const struct site_table *only,
+				  const void *key, site_collect_fn *fn, void *data,
+				  void *out, size_t elem_size)
+{
+	struct site_table *t;
+	struct site_entry *e;
+	unsigned int n = 0;
+
+	if (WARN_ON_ONCE(!st->sort))
+		return 0;
+	for (t = site_tables_first(st); t; t = site_tables_next(st, t)) {
+		if (only && t != only)
+			continue;
+		for (e = site_table_find(t, key); e < t->stop && site_entry_key(e) == key; e++)
+			if (site_entry_live(t, e))
+				n += fn(t, e, out ? out + n * elem_size : NULL, data);
+	}
+	return n;
+}
+
 static bool site_entries_overlap(const struct site_entry *start,
 				 const struct site_entry *stop,
 				 void *first, void *last)

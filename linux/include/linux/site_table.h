@@ -155,6 +155,9 @@ void site_tables_forget_init(struct site_tables *st, struct module *mod);
 void *site_tables_collect(struct site_tables *st, const struct site_table *only,
 			  site_collect_fn *fn, void *data, size_t elem_size,
 			  unsigned int *nr);
+unsigned int site_tables_walk_key(struct site_tables *st, const struct site_table *only,
+				  const void *key, site_collect_fn *fn, void *data,
+				  void *out, size_t elem_size);
 bool site_tables_reserved(struct site_tables *st, void *start, void *end);
 
 #endif /* _LINUX_SITE_TABLE_H */

@@ -491,14 +491,16 @@ static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
 /*
  * marker_synchronize_unregister() waits for a grace period of the readers
  * that run the probes (preemption disabled): the RCU state taken before it
- * has passed when it returns.
+ * has passed when it returns. The full state, since grace periods are
+ * expedited while the kernel boots.
  */
 static void marker_synchronize_waits(struct kunit *test)
 {
-	unsigned long cookie = get_state_synchronize_rcu();
+	struct rcu_gp_oldstate state;
 
+	get_state_synchronize_rcu_full(&state);
 	marker_synchronize_unregister();
-	KUNIT_EXPECT_TRUE(test, poll_state_synchronize_rcu(cookie));
+	KUNIT_EXPECT_TRUE(test, poll_state_synchronize_rcu_full(&state));
 }
 
 /* The sites the patcher has rewritten since boot; 0 without it. */

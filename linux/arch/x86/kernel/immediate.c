@@ -75,32 +75,32 @@ static void imv_poke_init(struct poke_site *site, const struct site_entry *e,
 	memcpy(site->new + opcode_len, &to, e->size);
 }
 
-/* The updates of one batch, for imv_collect_site(). */
-struct imv_batch {
-	const struct imv_update *updates;
-	unsigned int nr;
-};
-
-/* A site of a variable that @data changes gives the poke that changes it. */
+/* A site of the variable of update @data, if it changes: the poke that does it. */
 static unsigned int imv_collect_site(const struct site_table *t,
 				     const struct site_entry *e, void *out,
 				     void *data)
 {
-	const struct imv_batch *batch = data;
-	const struct imv_update *u;
-	u64 from;
+	const struct imv_update *u = data;
+	u64 from = imv_load(u->var, u->size);
 
-	for (u = batch->updates; u < batch->updates + batch->nr; u++) {
-		if (site_entry_key(e) != u->var)
-			continue;
-		from = imv_load(u->var, u->size);
-		if (from == u->value)
-			return 0;
-		if (out)
-			imv_poke_init(out, e, from, u->value);
-		return 1;
-	}
-	return 0;
+	if (from == u->value)
+		return 0;
+	if (out)
+		imv_poke_init(out, e, from, u->value);
+	return 1;
+}
+
+/* The pokes of @updates, after @extra other pokes: counted if @sites is NULL. */
+static unsigned int imv_collect(const struct imv_update *updates, unsigned int nr,
+				struct poke_site *sites, unsigned int extra)
+{
+	unsigned int i, n = extra;
+
+	for (i = 0; i < nr; i++)
+		n += site_tables_walk_key(&imv_tables, NULL, updates[i].var,
+					  imv_collect_site, (void *)&updates[i],
+					  sites ? sites + n : NULL, sizeof(*sites));
+	return n;
 }
 
 /**
@@ -121,8 +121,7 @@ static unsigned int imv_collect_site(const struct site_table *t,
 int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
 			   const struct poke_site *pokes, unsigned int nr_pokes)
 {
-	struct imv_batch batch = { .updates = updates, .nr = nr };
-	struct poke_site *sites, *all;
+	struct poke_site *sites;
 	unsigned int i, n;
 	int ret;
 
@@ -132,24 +131,18 @@ int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
 		return ret;
 
 	guard(mutex)(&imv_mutex);
-	sites = site_tables_collect(&imv_tables, NULL, imv_collect_site, &batch,
-				    sizeof(*sites), &n);
-	if (IS_ERR(sites))
-		return PTR_ERR(sites);
-	all = sites;
-	if (nr_pokes) {
-		all = imv_alloc(array_size(n + nr_pokes, sizeof(*all)));
-		if (!all) {
-			kvfree(sites);
-			return -ENOMEM;
-		}
-		if (n)
-			memcpy(all, sites, array_size(n, sizeof(*all)));
-		memcpy(all + n, pokes, array_size(nr_pokes, sizeof(*all)));
-		kvfree(sites);
-	}
-	ret = poke_sites_apply(all, n + nr_pokes);
-	kvfree(all);
+	n = imv_collect(updates, nr, NULL, nr_pokes);
+	if (!n)
+		goto out_store;
+	sites = imv_alloc(array_size(n, sizeof(*sites)));
+	if (!sites)
+		return -ENOMEM;
+	if (nr_pokes)
+		memcpy(sites, pokes, array_size(nr_pokes, sizeof(*sites)));
+	imv_collect(updates, nr, sites, nr_pokes);
+	ret = poke_sites_apply(sites, n);
+	kvfree(sites);
+out_store:
 	for (i = 0; !ret && i < nr; i++)
 		imv_store(&updates[i]);
 	return ret;
@@ -261,15 +254,13 @@ int imv_text_reserved(void *start, void *end)
 	return site_tables_reserved(&imv_tables, start, end);
 }
 
-/* A live site of the variable @data, listed in order. */
+/* A live site of the variable, listed in order. */
 static unsigned int imv_collect_listed(const struct site_table *t,
 				       const struct site_entry *e, void *out,
 				       void *data)
 {
 	struct imv_site *site = out;
 
-	if (site_entry_key(e) != data)
-		return 0;
 	if (site) {
 		site->insn = site_entry_code(e);
 		site->len = e->len;
@@ -293,12 +284,16 @@ int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max)
 	unsigned int n;
 
 	guard(mutex)(&imv_mutex);
-	all = site_tables_collect(&imv_tables, NULL, imv_collect_listed, (void *)var,
-				  sizeof(*all), &n);
-	if (IS_ERR(all))
-		return PTR_ERR(all);
-	if (sites)
-		memcpy(sites, all, array_size(min(n, max), sizeof(*all)));
+	n = site_tables_walk_key(&imv_tables, NULL, var, imv_collect_listed, NULL,
+				 NULL, sizeof(*all));
+	if (!sites || !n)
+		return n;
+	all = imv_alloc(array_size(n, sizeof(*all)));
+	if (!all)
+		return -ENOMEM;
+	site_tables_walk_key(&imv_tables, NULL, var, imv_collect_listed, NULL, all,
+			     sizeof(*all));
+	memcpy(sites, all, array_size(min(n, max), sizeof(*all)));
 	kvfree(all);
 	return n;
 }
