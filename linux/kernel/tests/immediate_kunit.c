@@ -235,19 +235,6 @@ static void imv_module_immediates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 7), 0);
 }
 
-/* The sites the patcher has rewritten since boot; 0 without it. */
-static unsigned long imv_test_poked_sites(void)
-{
-#ifdef CONFIG_IMMEDIATE
-	struct poke_sites_stats stats;
-
-	poke_sites_get_stats(&stats);
-	return stats.sites;
-#else
-	return 0;
-#endif
-}
-
 /* Read by inline code in the kernel's init text and in its core text. */
 static DEFINE_IMV(int, imv_test_init_value) = 3;
 
@@ -290,9 +277,9 @@ static void imv_init_text_sites(struct kunit *test)
 	if (!init_text && n)
 		KUNIT_EXPECT_FALSE(test, init_section_contains(sites[0].insn, sites[0].len));
 
-	poked = imv_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_ASSERT_EQ(test, imv_set(imv_test_init_value, 4), 0);
-	KUNIT_EXPECT_EQ(test, imv_test_poked_sites() - poked, n);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, n);
 	KUNIT_EXPECT_EQ(test, imv_test_read_core(), 4);
 	if (init_text)
 		KUNIT_EXPECT_EQ(test, imv_test_read_init_text(), 4);
@@ -318,9 +305,9 @@ static void imv_module_init_text(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, *init_read, 9);
 	KUNIT_EXPECT_EQ(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0), patched);
-	poked = imv_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 10), 0);
-	KUNIT_EXPECT_EQ(test, imv_test_poked_sites() - poked, patched);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, patched);
 	KUNIT_EXPECT_EQ(test, mod_read_shared(), 10);
 
 	symbol_put(imv_kunit_mod_read_shared);

@@ -11,7 +11,8 @@
  *
  * Stress volumes, see kunit_stress_volume().
  *
- * Somebody else's breakpoint in a site, see kunit_poke_text_byte().
+ * Somebody else's breakpoint in a site, see kunit_poke_text_byte(); the
+ * patcher's counters, see kunit_poke_counts().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
@@ -87,9 +88,24 @@ static inline void *kunit_failing_alloc(size_t size)
 	return kvzalloc(size, GFP_KERNEL);
 }
 
+/* The patcher's counters since boot; all 0 without it. */
+struct kunit_poke_counts {
+	unsigned long sites;
+	unsigned long bypass_hits;
+};
+
 #ifdef CONFIG_IMMEDIATE
 #include <linux/memory.h>
 #include <asm/text-patching.h>
+#include <asm/text_poke_bp.h>
+
+static inline struct kunit_poke_counts kunit_poke_counts(void)
+{
+	struct poke_sites_stats stats;
+
+	poke_sites_get_stats(&stats);
+	return (struct kunit_poke_counts){ stats.sites, stats.bypass_hits };
+}
 
 /* Writes one byte of text, as a kprobe or a debugger would. */
 static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
@@ -98,6 +114,11 @@ static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
 	text_poke(addr, &byte, 1);
 	text_poke_sync();
 	mutex_unlock(&text_mutex);
+}
+#else
+static inline struct kunit_poke_counts kunit_poke_counts(void)
+{
+	return (struct kunit_poke_counts){};
 }
 #endif
 

@@ -503,32 +503,6 @@ static void marker_synchronize_waits(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, poll_state_synchronize_rcu_full(&state));
 }
 
-/* The sites the patcher has rewritten since boot; 0 without it. */
-static unsigned long marker_test_poked_sites(void)
-{
-#ifdef CONFIG_IMMEDIATE
-	struct poke_sites_stats stats;
-
-	poke_sites_get_stats(&stats);
-	return stats.sites;
-#else
-	return 0;
-#endif
-}
-
-/* The int3 bypasses of the patcher since boot; 0 without it. */
-static unsigned long marker_test_bypass_hits(void)
-{
-#ifdef CONFIG_IMMEDIATE
-	struct poke_sites_stats stats;
-
-	poke_sites_get_stats(&stats);
-	return stats.bypass_hits;
-#else
-	return 0;
-#endif
-}
-
 /* Counts the live sites of a marker that marker_walk_sites() reports. */
 struct marker_test_site_count {
 	const char *name;
@@ -601,19 +575,19 @@ static void marker_init_text_sites(struct kunit *test)
 			init_text || !patched ? 2 : 1);
 
 	/* A switch writes the slot and the mov of each live site. */
-	poked = marker_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p1), 0);
-	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * live);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, 2 * live);
 	if (init_text)
 		marker_test_fire_init_text(1);
 	marker_test_fire_core(2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), init_text ? 2 : 1);
 	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 2);
-	poked = marker_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
-	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * live);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, 2 * live);
 
 	if (init_text || !patched)
 		return;
@@ -661,18 +635,18 @@ static void marker_module_init_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_test_walked_sites(test, name), patched);
 	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites, patched ? 1 : 2);
 
-	poked = marker_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
-	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * patched);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, 2 * patched);
 	marker_synchronize_unregister();
 	fire(3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
 
-	poked = marker_test_poked_sites();
+	poked = kunit_poke_counts().sites;
 	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p1), 0);
-	KUNIT_EXPECT_EQ(test, marker_test_poked_sites() - poked, 2 * patched);
+	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked, 2 * patched);
 	fire(4);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
 	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 4);
@@ -850,7 +824,7 @@ static void marker_concurrent_register(struct kunit *test)
 	struct task_struct *tasks[MARKER_FIRERS] = {};
 	unsigned long fires[MARKER_FIRERS] = {};
 	unsigned int cpu, n = 0, i;
-	unsigned long bypass_hits = marker_test_bypass_hits();
+	unsigned long bypass_hits = kunit_poke_counts().bypass_hits;
 	long calls, late;
 	int ret = 0;
 
@@ -881,7 +855,7 @@ static void marker_concurrent_register(struct kunit *test)
 	KUNIT_EXPECT_GT(test, calls, 0);
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
-	bypass_hits = marker_test_bypass_hits() - bypass_hits;
+	bypass_hits = kunit_poke_counts().bypass_hits - bypass_hits;
 	/* Patched sites: the firers met the int3s of the switches. */
 	if (IS_ENABLED(CONFIG_IMMEDIATE))
 		KUNIT_EXPECT_GT(test, bypass_hits, 0);
