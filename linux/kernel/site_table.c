@@ -88,15 +88,8 @@ static void site_table_setup(struct site_tables *st, struct site_table *t)
 		     site_entry_cmp, site_entry_swap);
 }
 
-/**
- * site_table_find() - the first entry of a key, in a sorted table
- * @t: the table
- * @key: the key
- *
- * Return: the first entry whose key is @key, or the entry where it would
- * be (@t->stop at most); the entries of @key follow it.
- */
-struct site_entry *site_table_find(const struct site_table *t, const void *key)
+/* The first entry of @key in sorted table @t, or where it would be. */
+static struct site_entry *site_table_find(const struct site_table *t, const void *key)
 {
 	struct site_entry *lo = t->start, *hi = t->stop;
 

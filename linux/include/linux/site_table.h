@@ -145,7 +145,6 @@ typedef unsigned int site_collect_fn(const struct site_table *t,
 
 struct site_table *site_tables_first(struct site_tables *st);
 struct site_table *site_tables_next(struct site_tables *st, struct site_table *t);
-struct site_entry *site_table_find(const struct site_table *t, const void *key);
 void site_tables_init(struct site_tables *st, struct site_entry *start,
 		      struct site_entry *stop);
 struct site_table *site_tables_add_module(struct site_tables *st, struct module *mod);
