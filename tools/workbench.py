@@ -311,7 +311,8 @@ def cmd_test(args) -> Status:
 		shutil.rmtree(settings.OUT / 'test', ignore_errors=True)
 	host = write_host_ktap(settings.OUT / 'test' / 'series.ktap',
 			       [('series', series_cases(p)),
-				('checkpatch_markers', checks.corpus_cases(p.tree.src))])
+				('checkpatch_markers', checks.corpus_cases(p.tree.src)),
+				('mutations', mutate.apply_cases(p.tree.src))])
 	total.add(results.parse(kunit_py, host))
 	# Kernels build one after the other (each build uses every core); each
 	# guest boots as soon as its kernel is built, while the next one builds.

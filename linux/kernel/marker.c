@@ -541,7 +541,8 @@ static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *
  *
  * The marker's sites call @probe from now on, including those of modules
  * loaded later: a marker may be registered before any of its sites exists.
- * Several probes may be connected to one marker.
+ * Several probes may be connected to one marker: its sites call them in
+ * the order they were registered.
  *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
@@ -689,7 +690,8 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister_private_data);
  * marker_get_private_data() - the data a probe was registered with
  * @name: the marker's name
  * @probe: the probe
- * @num: which of @probe's connections to @name, from 0
+ * @num: which of @probe's connections to @name, from 0, in the order
+ *	they were registered
  *
  * Context: process context; takes markers_mutex.
  * Return: the @probe_private of that connection, or ERR_PTR(-ENOENT).

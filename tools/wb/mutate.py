@@ -38,6 +38,7 @@ import dataclasses
 import json
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -46,6 +47,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import expect, initramfs, kbuild, qemu, series, settings, tree
+from .results import Case
 from .shell import WorkbenchError, log, output, run
 
 MUTATIONS_DIR = settings.REPO / 'tests/mutations'
@@ -488,12 +490,32 @@ def run_gate(mutations: List[Mutation], args, steps: Steps) -> int:
 	return 1 if SURVIVED in results else 0
 
 
+def applies(m: Mutation, src: Path) -> Optional[str]:
+	"""Whether @m applies where a run applies it: a kernel mutation to the
+	patched kernel tree @src (it may change any file there, one a series
+	diff changes too), a harness one to the repository. None if it does,
+	else what git apply says."""
+	where, strip = (src, 2) if m.kernel else (settings.REPO, 1)
+	proc = subprocess.run(['git', 'apply', '--check', f'-p{strip}', str(m.path)],
+			      cwd=where, capture_output=True, text=True)
+	return None if proc.returncode == 0 else proc.stderr.strip()
+
+
+def apply_cases(src: Path) -> List[Case]:
+	"""A host case of `make test` per mutation: it still applies, so that
+	the gate does not rot silently as the series changes."""
+	cases = []
+	for m in load():
+		err = applies(m, src)
+		cases.append(Case(f'mutation {m.stem} applies to the series', err is None, err or ''))
+	return cases
+
+
 def apply_and_revert(m: Mutation, copy: Path) -> None:
-	"""Applies @m to @copy as a run would (in the kernel tree, -p2, or in the
-	repository, -p1), reverts it, and checks that nothing is left."""
-	where, strip = (copy / KERNEL_DIR, 2) if m.kernel else (copy, 1)
-	apply(m, where, strip)
-	apply(m, where, strip, reverse=True)
+	"""Applies @m to @copy, a copy of the repository, reverts it, and checks
+	that nothing is left (harness mutations)."""
+	apply(m, copy, 1)
+	apply(m, copy, 1, reverse=True)
 	changed = [f for f in m.files
 		   if (copy / f).read_bytes() != (settings.REPO / f).read_bytes()]
 	if changed:
@@ -503,7 +525,7 @@ def apply_and_revert(m: Mutation, copy: Path) -> None:
 
 def plan(m: Mutation, version: str) -> List[str]:
 	"""What a run does with @m."""
-	lines = [f'{m.stem}: applies to {", ".join(m.files)} and reverts cleanly',
+	lines = [f'{m.stem}: applies to {", ".join(m.files)}',
 		 f'    reason:   {m.reason}']
 	if m.kernel:
 		config = guest_config(m.config, m.suite, PHASES)
@@ -523,20 +545,22 @@ def plan(m: Mutation, version: str) -> List[str]:
 	return lines
 
 
-def dry_run(mutations: List[Mutation]) -> int:
-	"""Applies and reverts each mutation in a scratch copy; says what a run
-	would build and boot."""
-	try:
-		version = tree.package_version()
-	except WorkbenchError:
-		version = '<version of linux-source-6.12>'
+def dry_run(mutations: List[Mutation], src: Path, version: str) -> int:
+	"""Checks that each mutation applies (a kernel one to the patched tree
+	@src, a harness one to a scratch copy, applied and reverted); says what
+	a run would build and boot."""
 	print(f'first the baselines (unless --no-baseline): {", ".join(_configs(mutations))}, '
 	      'every phase and suite', flush=True)
 	with scratch_copy() as copy:
 		for m in mutations:
-			apply_and_revert(m, copy)
+			if m.kernel:
+				err = applies(m, src)
+				if err:
+					raise WorkbenchError(f'{m.path.name} does not apply to {src}:\n{err}')
+			else:
+				apply_and_revert(m, copy)
 			print('\n'.join(plan(m, version)), flush=True)
-	print(f'{len(mutations)} mutations apply and revert; nothing was built or booted')
+	print(f'{len(mutations)} mutations apply; nothing was built or booted')
 	return 0
 
 
@@ -559,5 +583,6 @@ def main(args, steps: Steps) -> int:
 		return recheck(Path(args.recheck), steps)
 	mutations = select(load(), args.mutation)
 	if args.dry_run:
-		return dry_run(mutations)
+		p = steps.prepare(install=not args.no_install)
+		return dry_run(mutations, p.tree.src, p.tree.package_version)
 	return run_gate(mutations, args, steps)

@@ -81,7 +81,7 @@ MATRIX = {
 		description='x86_64 defaults (IBT, retpolines, rethunk, ORC, PREEMPT), '
 			    'lockdep, KASAN, kmemleak, fault injection',
 		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
-		suites=('immediate', 'markers', 'kprobes_test'),
+		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
 		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
 		     '25-markers-out-of-tree', '30-markers-fuzz', '40-markers-nomem',
@@ -92,9 +92,9 @@ MATRIX = {
 		lint=True),
 	'rt': KernelConfig(
 		name='rt',
-		description='PREEMPT_RT',
+		description='PREEMPT_RT, lockdep with RCU and sleeping checks',
 		fragments=('base', 'x86', 'tracing', 'markers', 'rt'),
-		suites=('immediate', 'markers', 'kprobes_test'),
+		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
 		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
 		     '25-markers-out-of-tree', '30-markers-fuzz', '50-markers-bench',
@@ -103,9 +103,9 @@ MATRIX = {
 		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
 	'generic': KernelConfig(
 		name='generic',
-		description='no architecture support: asm-generic immediate values',
+		description='no architecture support: asm-generic immediate values; KASAN',
 		fragments=('base', 'x86', 'markers', 'generic'),
-		suites=('immediate', 'markers'),
+		suites=('immediate', 'markers', 'marker_fuzz'),
 		e2e=('06-static-key-stress', '20-markers-samples', '25-markers-out-of-tree'),
 		# No tracing fragment: no tracefs, kprobe events, function tracer,
 		# static key test modules, lockdown or benchmark (which needs

@@ -17,6 +17,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/kprobes.h>
+#include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
 #include <linux/marker.h>
 #include <linux/memory.h>
@@ -483,6 +484,71 @@ static void marker_module_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
 }
 
+#define MARKER_LOG_LINE	512
+
+/* The lines of the kernel log that contain both @a and @b. */
+static unsigned int marker_test_log_lines(struct kunit *test, const char *a, const char *b)
+{
+	struct kmsg_dump_iter iter;
+	unsigned int n = 0;
+	size_t len;
+	char *line;
+
+	line = kunit_kmalloc(test, MARKER_LOG_LINE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	kmsg_dump_rewind(&iter);
+	while (kmsg_dump_get_line(&iter, false, line, MARKER_LOG_LINE - 1, &len)) {
+		line[len] = '\0';
+		n += strstr(line, a) && strstr(line, b);
+	}
+	return n;
+}
+
+/*
+ * A module whose site has another format than the probes registered for
+ * its marker: the site is left off, with one warning naming the site and
+ * both formats; the probe is not called from it, the marker lists no site.
+ * Once the probe is gone, the same module's site attaches.
+ */
+static void marker_module_format_mismatch(struct kunit *test)
+{
+	const char *name = "marker_test_module";
+	const char *site = "marker_test_module: site marker_kunit_mod_fire+";
+	const char *warning = "has format \"" MARKER_KUNIT_MOD_FORMAT "\", not \"%d\": left off";
+	void (*fire)(int value);
+	struct marker_test_find f;
+	unsigned int warned;
+
+	if (!IS_ENABLED(CONFIG_PRINTK))
+		kunit_skip(test, "needs CONFIG_PRINTK to read the warning");
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	warned = marker_test_log_lines(test, site, warning);
+	kunit_load_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, marker_test_log_lines(test, site, warning) - warned, 1);
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.rows, 1);
+	KUNIT_EXPECT_FALSE(test, f.info.has_sites);
+	KUNIT_EXPECT_EQ(test, f.info.nr_probes, 1);
+	KUNIT_EXPECT_STREQ(test, f.info.format, "%d");
+	KUNIT_EXPECT_EQ(test, marker_get_sites(name, NULL, 0), 0);
+	fire = symbol_get(marker_kunit_mod_fire);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+	fire(1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+	symbol_put(marker_kunit_mod_fire);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	kunit_unload_module(test, "marker_kunit_mod");
+
+	kunit_load_module(test, "marker_kunit_mod");
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.sites, 1);
+	KUNIT_EXPECT_STREQ(test, f.info.format, MARKER_KUNIT_MOD_FORMAT);
+	KUNIT_EXPECT_EQ(test, marker_test_log_lines(test, site, warning) - warned, 1);
+	kunit_unload_module(test, "marker_kunit_mod");
+}
+
 static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
@@ -930,6 +996,102 @@ static void marker_module_race(struct kunit *test)
 		   reloads, r.rounds, calls);
 }
 
+/* Counted by the probe of marker_kunit_mod, loaded with probe=1. */
+atomic_long_t marker_kunit_probe_calls;
+EXPORT_SYMBOL_GPL(marker_kunit_probe_calls);
+
+static noinline void marker_test_fire_probe_module(int value)
+{
+	MARK(marker_test_probe_module, "%d", value);
+}
+
+static int marker_test_probe_module_firer(void *data)
+{
+	atomic_long_t *fires = data;
+	unsigned long n = 0;
+
+	while (!kthread_should_stop()) {
+		marker_test_fire_probe_module(n);
+		atomic_long_inc(fires);
+		/* Lets a single-threaded emulator switch to the other vCPUs. */
+		cpu_relax();
+		if (!(++n % 1024))
+			cond_resched_tasks_rcu_qs();
+	}
+	return 0;
+}
+
+/* Waits for @n more fires: progress, not time, so no timeout. */
+static void marker_test_wait_fires(atomic_long_t *fires, long n)
+{
+	long target = atomic_long_read(fires) + n;
+
+	while (atomic_long_read(fires) < target)
+		usleep_range(100, 200);
+}
+
+#define MARKER_PROBE_MODULE_RELOADS	20
+#define MARKER_PROBE_MODULE_FIRES	1000
+
+/*
+ * A probe in a module: marker_kunit_mod, loaded with probe=1, connects it
+ * in its init, and disconnects it in its exit, followed by
+ * marker_synchronize_unregister(). Three CPUs fire the marker while the
+ * module is loaded and unloaded 20 times: the probe gets every fire made
+ * while the module is there (but those already under way when it came),
+ * and none once it is gone; its text is freed then, a late call would
+ * oops.
+ */
+static void marker_probe_module_unload(struct kunit *test)
+{
+	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "probe=1", NULL };
+	char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
+	unsigned int reloads = kunit_stress_volume(MARKER_PROBE_MODULE_RELOADS);
+	struct task_struct *firers[MARKER_FIRERS];
+	atomic_long_t fires = ATOMIC_LONG_INIT(0);
+	long calls, min_calls = LONG_MAX, late = 0;
+	unsigned int i, n;
+	int ret = 0;
+
+	if (kunit_run_program(load))
+		kunit_skip(test, "modprobe marker_kunit_mod failed: needs /sbin/modprobe");
+	kunit_unload_module(test, "marker_kunit_mod");
+
+	for (n = 0; n < ARRAY_SIZE(firers); n++) {
+		firers[n] = kthread_run(marker_test_probe_module_firer, &fires,
+					"marker_probe_mod/%u", n);
+		if (IS_ERR(firers[n])) {
+			ret = PTR_ERR(firers[n]);
+			break;
+		}
+	}
+	/* The firers use this stack frame: no assertion until they stop. */
+	for (i = 0; i < reloads && !ret; i++) {
+		calls = atomic_long_read(&marker_kunit_probe_calls);
+		ret = kunit_run_program(load);
+		if (ret)
+			break;
+		marker_test_wait_fires(&fires, MARKER_PROBE_MODULE_FIRES);
+		ret = kunit_run_program(unload);
+		calls = atomic_long_read(&marker_kunit_probe_calls) - calls;
+		min_calls = min(min_calls, calls);
+		calls = atomic_long_read(&marker_kunit_probe_calls);
+		marker_test_wait_fires(&fires, MARKER_PROBE_MODULE_FIRES);
+		late += atomic_long_read(&marker_kunit_probe_calls) - calls;
+	}
+	while (n--)
+		kthread_stop(firers[n]);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "modprobe or rmmod failed at reload %u", i);
+	KUNIT_EXPECT_EQ(test, i, reloads);
+	KUNIT_EXPECT_GE(test, min_calls, MARKER_PROBE_MODULE_FIRES - MARKER_FIRERS);
+	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probe calls once its module was gone");
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_probe_module"), 0);
+	kunit_info(test, "%u reloads, %ld fires, %ld probe calls, at least %ld per load\n",
+		   reloads, atomic_long_read(&fires),
+		   atomic_long_read(&marker_kunit_probe_calls), min_calls);
+}
+
 #ifdef CONFIG_IMMEDIATE
 
 #define MARKER_SLOT_OFF		0xeb
@@ -1323,6 +1485,275 @@ static void marker_breakpoint_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
 }
 
+#define MARKER_HOTPLUG_ROUNDS	8
+
+static long marker_test_fire_1024_here(void *unused)
+{
+	marker_fire_1024();
+	return 0;
+}
+
+/*
+ * CPUs go offline and come back while a kthread switches the 1024 sites
+ * of marker_test_many on and off: each switch stays one batch of three
+ * sync rounds, among the CPUs online at the time, and every CPU, those
+ * that came back too, then runs all 1024 sites on, and none off.
+ */
+static void marker_cpu_hotplug_switching(struct kunit *test)
+{
+	unsigned int rounds = kunit_stress_volume(MARKER_HOTPLUG_ROUNDS), i, cpu, cpus = 0;
+	struct poke_sites_stats before, after;
+	struct task_struct *switcher;
+	unsigned long switches = 0;
+	int ret = 0;
+
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
+		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU and 2 online CPUs");
+	poke_sites_get_stats(&before);
+	switcher = kthread_run(marker_test_switcher, &switches, "marker_switcher");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(switcher));
+	/* The switcher uses this stack frame: no assertion until it stops. */
+	for (i = 0; i < rounds && !ret; i++) {
+		/* Every CPU but the first, in turn. */
+		cpu = 1 + i % (num_online_cpus() - 1);
+		ret = remove_cpu(cpu);
+		if (!ret)
+			ret = add_cpu(cpu);
+	}
+	kthread_stop(switcher);
+	poke_sites_get_stats(&after);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "CPU %u, round %u", cpu, i);
+	KUNIT_EXPECT_GT(test, switches, 0);
+	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 2 * switches);
+	KUNIT_EXPECT_EQ(test, after.sync_rounds - before.sync_rounds,
+			3 * (after.batches - before.batches));
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_many", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, work_on_cpu(cpu, marker_test_fire_1024_here, NULL), 0);
+		cpus++;
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024 * cpus);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_many", marker_test_count,
+						      &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	for_each_online_cpu(cpu)
+		work_on_cpu(cpu, marker_test_fire_1024_here, NULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024 * cpus);
+	kunit_info(test, "%u offline/online rounds, %lu switches (%lu batches, %lu sync rounds)\n",
+		   rounds, switches, after.batches - before.batches,
+		   after.sync_rounds - before.sync_rounds);
+}
+
+#ifdef CONFIG_DYNAMIC_FTRACE
+static atomic_long_t marker_test_ftrace_hits;
+
+static void notrace marker_test_ftrace_fn(unsigned long ip, unsigned long parent_ip,
+					  struct ftrace_ops *op, struct ftrace_regs *fregs)
+{
+	atomic_long_inc(&marker_test_ftrace_hits);
+}
+
+static struct ftrace_ops marker_test_ftrace_ops = {
+	.func = marker_test_ftrace_fn,
+};
+
+/* Switches marker_test_ftrace_ops on and off until stopped; counts the rounds. */
+static int marker_test_ftrace_toggler(void *data)
+{
+	unsigned long *toggles = data;
+
+	while (!kthread_should_stop()) {
+		if (!register_ftrace_function(&marker_test_ftrace_ops) &&
+		    !unregister_ftrace_function(&marker_test_ftrace_ops))
+			(*toggles)++;
+		cond_resched();
+	}
+	return 0;
+}
+
+#define MARKER_FTRACE_SWITCHES	50
+
+/* marker_test_basic and marker_test_many on, one call of each function, off. */
+static int marker_test_switch_both(struct kunit *test, const struct marker_test_site *site,
+				   int value)
+{
+	int ret;
+
+	ret = marker_probe_register("marker_test_basic", "%d", marker_test_count,
+				    &marker_test_p1);
+	if (ret)
+		return ret;
+	marker_test_expect_on(test, site);
+	marker_test_fire_basic(value);
+	ret = marker_probe_register("marker_test_many", "%d", marker_test_count,
+				    &marker_test_p2);
+	marker_fire_1024();
+	if (!ret)
+		ret = marker_probe_unregister("marker_test_many", marker_test_count,
+					      &marker_test_p2);
+	if (!ret)
+		ret = marker_probe_unregister("marker_test_basic", marker_test_count,
+					      &marker_test_p1);
+	marker_test_expect_off(test, site);
+	marker_test_fire_basic(value);
+	return ret;
+}
+
+/*
+ * Two users of text patching at once: a kthread switches a function
+ * tracer hook on marker_test_fire_basic() and marker_fire_1024() on and
+ * off while this one switches the markers in them, with exact calls and
+ * the bytes of the site checked at every step. Then both are on, and each
+ * counts every call.
+ */
+static void marker_ftrace_while_switching(struct kunit *test)
+{
+	unsigned int switches = kunit_stress_volume(MARKER_FTRACE_SWITCHES), i;
+	unsigned long toggles = 0, ips[2];
+	struct marker_test_site site;
+	struct task_struct *toggler;
+	void *code;
+	int ret = 0;
+
+	ips[0] = ftrace_location((unsigned long)marker_test_fire_basic);
+	ips[1] = ftrace_location((unsigned long)marker_fire_1024);
+	KUNIT_ASSERT_NE_MSG(test, ips[0], 0, "marker_test_fire_basic() is not traceable");
+	KUNIT_ASSERT_NE_MSG(test, ips[1], 0, "marker_fire_1024() is not traceable");
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_basic", &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	KUNIT_ASSERT_EQ(test, ftrace_set_filter_ips(&marker_test_ftrace_ops, ips, 2, 0, 1), 0);
+
+	toggler = kthread_run(marker_test_ftrace_toggler, &toggles, "marker_ftrace");
+	if (IS_ERR(toggler))
+		ret = PTR_ERR(toggler);
+	/* The toggler uses this stack frame: no assertion until it stops. */
+	for (i = 0; i < switches && !ret; i++)
+		ret = marker_test_switch_both(test, &site, i);
+	if (!IS_ERR(toggler))
+		kthread_stop(toggler);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, i, switches);
+	KUNIT_EXPECT_GT(test, toggles, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), switches);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 1024 * switches);
+
+	/* Both on: the hook and the probe see every call. */
+	atomic_long_set(&marker_test_ftrace_hits, 0);
+	ret = register_ftrace_function(&marker_test_ftrace_ops);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret) {
+		KUNIT_EXPECT_EQ(test, marker_test_switch_both(test, &site, 7), 0);
+		KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&marker_test_ftrace_ops), 0);
+	}
+	ftrace_free_filter(&marker_test_ftrace_ops);
+	/* marker_test_fire_basic() twice, marker_fire_1024() once. */
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&marker_test_ftrace_hits), 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), switches + 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 7);
+	kunit_info(test, "%u marker switches while the hook switched %lu times\n",
+		   switches, toggles);
+}
+#endif /* CONFIG_DYNAMIC_FTRACE */
+
+#ifdef CONFIG_OPTPROBES
+static int marker_test_sinks[32];
+
+/* Four stores, each an instruction an optprobe may copy. */
+static __always_inline void marker_test_sink4(unsigned int i, int value)
+{
+	WRITE_ONCE(marker_test_sinks[i], value + i);
+	WRITE_ONCE(marker_test_sinks[i + 1], value + i + 1);
+	WRITE_ONCE(marker_test_sinks[i + 2], value + i + 2);
+	WRITE_ONCE(marker_test_sinks[i + 3], value + i + 3);
+}
+
+/*
+ * A one-byte instruction right before the site, and more than 127 bytes
+ * of code after it, so that the probe block is out of the reach of a rel8
+ * jump: the slot is a 2-byte NOP when on, and the 5 bytes from the NOP on
+ * are instructions an optprobe could copy, were it not for the site.
+ */
+static noinline void marker_test_fire_optprobed(int value)
+{
+	asm volatile("nop");
+	MARK(marker_test_optprobed, "%d", value);
+	marker_test_sink4(0, value);
+	marker_test_sink4(4, value);
+	marker_test_sink4(8, value);
+	marker_test_sink4(12, value);
+	marker_test_sink4(16, value);
+	marker_test_sink4(20, value);
+	marker_test_sink4(24, value);
+	marker_test_sink4(28, value);
+}
+
+/*
+ * An optprobe would replace the 5 bytes from its address with a jump. On
+ * the instruction right before a site, those bytes are the site's: the
+ * kprobe stays an int3, the site switches as before and every call hits
+ * the kprobe. A kprobe a few instructions further, in the same function,
+ * is optimized meanwhile: the optimizer ran.
+ */
+static void marker_optprobe_next_to_site(struct kunit *test)
+{
+	struct kprobe near = { .pre_handler = marker_test_kprobe_count };
+	struct kprobe far = { .pre_handler = marker_test_kprobe_count };
+	const char *name = "marker_test_optprobed";
+	u8 near_byte, far_byte, before[12];
+	struct marker_test_site site;
+	struct insn insn;
+	void *code;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites(name, &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	near.addr = marker_test_insn_before(test, marker_test_fire_optprobed, code);
+	KUNIT_ASSERT_LT_MSG(test, (u8 *)code - (u8 *)near.addr, JMP32_INSN_SIZE,
+			    "%pS: the jump of an optprobe there would not reach the site",
+			    near.addr);
+	KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, site.code + site.size), 0);
+	far.addr = (kprobe_opcode_t *)(site.code + site.size + insn.length);
+
+	/* On, with a NOP in the slot: the bytes an optprobe would copy decode. */
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_ASSERT_EQ_MSG(test, site.code[0], 0x66, "the probe block is within rel8 reach");
+	memcpy(before, site.code, site.size);
+	atomic_set(&marker_test_kprobe_hits, 0);
+	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&near), 0, "kprobe at %pS", near.addr);
+	ret = register_kprobe(&far);
+	if (ret)
+		unregister_kprobe(&near);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "kprobe at %pS", far.addr);
+	wait_for_kprobe_optimizer();
+	near_byte = *(u8 *)near.addr;
+	far_byte = *(u8 *)far.addr;
+
+	KUNIT_EXPECT_MEMEQ(test, site.code, before, site.size);
+	marker_test_fire_optprobed(1);
+	marker_test_fire_optprobed(2);
+	ret = marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+	marker_test_fire_optprobed(3);
+	unregister_kprobe(&near);
+	unregister_kprobe(&far);
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	marker_test_expect_off(test, &site);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_kprobe_hits), 6);
+	KUNIT_EXPECT_EQ_MSG(test, near_byte, INT3_INSN_OPCODE,
+			    "the kprobe at %pS, next to the site, was optimized", near.addr);
+	KUNIT_EXPECT_EQ_MSG(test, far_byte, JMP32_INSN_OPCODE,
+			    "the kprobe at %pS was not optimized: the optimizer did not run",
+			    far.addr);
+	kunit_info(test, "kprobe next to the site: %02x, further on: %02x\n",
+		   near_byte, far_byte);
+}
+#endif /* CONFIG_OPTPROBES */
+
 #endif /* CONFIG_IMMEDIATE */
 
 static struct kunit_case marker_test_cases[] = {
@@ -1342,6 +1773,8 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_synchronize_waits),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
 	KUNIT_CASE_SLOW(marker_module_race),
+	KUNIT_CASE(marker_module_format_mismatch),
+	KUNIT_CASE_SLOW(marker_probe_module_unload),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_batch_1024_sites),
@@ -1349,6 +1782,13 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),
 	KUNIT_CASE_SLOW(marker_site_next_to_kprobe),
 	KUNIT_CASE(marker_breakpoint_busy),
+	KUNIT_CASE_SLOW(marker_cpu_hotplug_switching),
+#ifdef CONFIG_DYNAMIC_FTRACE
+	KUNIT_CASE_SLOW(marker_ftrace_while_switching),
+#endif
+#ifdef CONFIG_OPTPROBES
+	KUNIT_CASE_SLOW(marker_optprobe_next_to_site),
+#endif
 #endif
 	{}
 };

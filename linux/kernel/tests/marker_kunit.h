@@ -8,6 +8,7 @@
 #ifndef _MARKER_KUNIT_H
 #define _MARKER_KUNIT_H
 
+#include <linux/atomic.h>
 #include <linux/immediate.h>
 
 /* The format of marker_test_module. */
@@ -16,6 +17,8 @@
 #define MARKER_KUNIT_MOD_INIT_VALUE	17
 
 DECLARE_IMV(int, marker_kunit_imv);
+/* The calls of the module's probe of marker_test_probe_module, "%d". */
+extern atomic_long_t marker_kunit_probe_calls;
 
 void marker_kunit_mod_fire(int value);
 void marker_kunit_mod_fire_init_marker(int value);

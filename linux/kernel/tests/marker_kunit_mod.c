@@ -5,6 +5,8 @@
  * an immediate value site. The suite registers a probe first, then loads,
  * unloads and reloads it; with fire=N, N kthreads of the module fire its
  * sites from load to unload, so that the suite can unload it while they do.
+ * With probe=1 the module is a probe module instead: it connects a probe
+ * to the suite's marker_test_probe_module from init to exit.
  */
 
 #include <linux/kthread.h>
@@ -16,6 +18,10 @@
 static unsigned int fire;
 module_param(fire, uint, 0444);
 MODULE_PARM_DESC(fire, "kthreads firing the module's sites until it unloads");
+
+static bool probe;
+module_param(probe, bool, 0444);
+MODULE_PARM_DESC(probe, "connect a probe to marker_test_probe_module until unloaded");
 
 #define MARKER_KUNIT_MOD_FIRERS	4
 
@@ -57,21 +63,43 @@ static int marker_kunit_mod_firer(void *data)
 	return 0;
 }
 
+/* Called until the module's exit has disconnected it and synchronized. */
+static void marker_kunit_mod_probe(void *probe_private, void *call_private,
+				   const char *fmt, va_list *args)
+{
+	atomic_long_inc(&marker_kunit_probe_calls);
+}
+
 static int __init marker_kunit_mod_init(void)
 {
 	unsigned int i;
+	int ret;
 
 	marker_kunit_mod_init_text = marker_kunit_mod_init;
 	marker_kunit_mod_fire_inline(MARKER_KUNIT_MOD_INIT_VALUE);
+	if (probe) {
+		ret = marker_probe_register("marker_test_probe_module", "%d",
+					    marker_kunit_mod_probe, NULL);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < min(fire, MARKER_KUNIT_MOD_FIRERS); i++) {
 		firers[i] = kthread_run(marker_kunit_mod_firer, NULL, "marker_mod_firer/%u", i);
 		if (IS_ERR(firers[i])) {
 			while (i--)
 				kthread_stop(firers[i]);
-			return -ENOMEM;
+			ret = -ENOMEM;
+			goto out_probe;
 		}
 	}
 	return 0;
+
+out_probe:
+	if (probe) {
+		marker_probe_unregister("marker_test_probe_module", marker_kunit_mod_probe, NULL);
+		marker_synchronize_unregister();
+	}
+	return ret;
 }
 
 static void __exit marker_kunit_mod_exit(void)
@@ -81,6 +109,10 @@ static void __exit marker_kunit_mod_exit(void)
 	for (i = 0; i < MARKER_KUNIT_MOD_FIRERS; i++)
 		if (firers[i])
 			kthread_stop(firers[i]);
+	if (probe) {
+		marker_probe_unregister("marker_test_probe_module", marker_kunit_mod_probe, NULL);
+		marker_synchronize_unregister();
+	}
 }
 
 module_init(marker_kunit_mod_init);
