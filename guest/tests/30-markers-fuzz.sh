@@ -1,45 +1,161 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# A bounded fuzz of /sys/kernel/tracing/markers/enable: random, oversized
-# and NUL-containing writes fail with EINVAL or ENOENT, and change nothing.
+# A seeded fuzz of /sys/kernel/tracing/markers/enable against a model:
+# commands that look like real ones (the markers of marker-example, names
+# nobody defined, "!", blanks, names at and past the length limits, and
+# malformed ones), each result predicted by the model, and after every
+# write the enable file and the state column of the list compared with
+# it. The seed is printed; wb.fuzz_seed=N on the kernel command line
+# replays a run. (The registry itself is fuzzed in the kernel, by the
+# KUnit suite marker_fuzz.)
+#
+# Forks are slow under TCG: the loop draws with $RANDOM and shell
+# arithmetic only, from pools made once.
 
 suite markers_fuzz
 M=/sys/kernel/tracing/markers
-WRITES=200
+WRITES=400
+# The longest write: "!", a name of MARKER_NAME_MAX (64), a newline.
+CMD_MAX=66
 
 if [ ! -d "$M" ]; then
 	skip "fuzz of the enable file" "no $M (no CONFIG_EVENT_TRACING)"
 	return 0
 fi
 
-state() { cat "$M/list" "$M/enable"; }
-
 modprobe marker-example
-before=$(state)
-# Two pools of random bytes, read at random offsets: one process per write.
-# The second pool is mostly name characters, with NULs where tr put them.
-head -c 65536 /dev/urandom > /tmp/fuzz.raw
-tr -c 'a-z_!\n' '\000' < /tmp/fuzz.raw > /tmp/fuzz.name
-i=0
-bad=""
-while [ $i -lt $WRITES ]; do
-	len=$((RANDOM % 300 + 1))
-	pool=/tmp/fuzz.raw
-	[ $((i % 4)) = 0 ] && pool=/tmp/fuzz.name
-	# Block $i of $len bytes: offset i * len stays below 200 * 300.
-	# dd reports "dd: error writing '...': REASON", then its record counts.
-	if err=$(dd if=$pool of="$M/enable" bs="$len" skip=$i count=1 conv=notrunc 2>&1); then
-		bad="$bad$len bytes at block $i of $pool: accepted\n"
-	else
-		case "$err" in
-		*"error writing"*": Invalid argument"*) ;;
-		*"error writing"*": No such file or directory"*) ;;
-		*) bad="$bad$len bytes at block $i of $pool: $err\n" ;;
-		esac
+before=$(cat "$M/list")
+KNOWN=$(awk '$5 == "marker_example" { print $1 }' "$M/list" | sort -u | tr '\n' ' ')
+
+seed=$(cmdline_value wb.fuzz_seed)
+[ -n "$seed" ] || seed=$(($(od -An -N2 -tu2 /dev/urandom) + 1))
+RANDOM=$seed
+diag "seed $seed (wb.fuzz_seed=$seed replays it)"
+echo "fuzz of the enable file: seed $seed"
+
+# Names nobody defined, from the same seed: 12 of 4 to 24 characters, one
+# of 64 (the longest name), and, malformed, 65 and 66 characters long.
+UNKNOWN=$(awk -v seed="$seed" 'BEGIN {
+	srand(seed)
+	a = "abcdefghijklmnopqrstuvwxyz_0123456789"
+	for (n = 0; n < 15; n++) {
+		len = n < 12 ? 4 + int(rand() * 21) : (n == 12 ? 64 : 52 + n)
+		s = "fz_"
+		while (length(s) < len)
+			s = s substr(a, 1 + int(rand() * length(a)), 1)
+		print s
+	}
+}' | tr '\n' ' ')
+set -- $UNKNOWN
+LONG64=${13}
+LONG65=${14}
+LONG66=${15}
+UNKNOWN=$(echo "$UNKNOWN" | cut -d' ' -f1-12)
+MALFORMED="9fz_a fz-a ! !!sample_read fz.a sample_read! $LONG65 !$LONG65 $LONG66"
+
+# pick WORDS...: sets P to one of them
+pick() {
+	shift $((RANDOM % $#))
+	P=$1
+}
+
+# Sets NAME to a name (empty for a malformed command), OFF, CMD and
+# BYTES, the length of CMD as written (try_write makes "\n" one byte).
+command() {
+	NAME=
+	OFF=0
+	BYTES=0
+	case $((RANDOM % 10)) in
+	0 | 1 | 2 | 3 | 4) pick $KNOWN; NAME=$P ;;
+	5 | 6) pick $UNKNOWN; NAME=$P ;;
+	7) NAME=$LONG64 ;;
+	8) pick $MALFORMED; CMD=$P; return ;;
+	*) pick "fz_a fz_b" " " "	" "sample read"; CMD=$P; return ;;
+	esac
+	OFF=$((RANDOM % 2))
+	CMD=$NAME
+	[ $OFF = 1 ] && CMD="!$NAME"
+	BYTES=${#CMD}
+	case $((RANDOM % 4)) in
+	0) CMD="  $CMD"; BYTES=$((BYTES + 2)) ;;
+	1) CMD="$CMD\n"; BYTES=$((BYTES + 1)) ;;
+	esac
+}
+
+# What the model says CMD gives (RESULT), and its new state (ON, in the
+# order the markers were switched on, as the enable file lists them).
+ON=
+predict() {
+	if [ -z "$NAME" ] || [ $BYTES -gt $CMD_MAX ]; then
+		RESULT="Invalid argument"
+		return
 	fi
+	case " $ON " in
+	*" $NAME "*) _on=1 ;;
+	*) _on=0 ;;
+	esac
+	case " $KNOWN " in
+	*" $NAME "*) _known=1 ;;
+	*) _known=0 ;;
+	esac
+	if [ $OFF = 1 ] && [ $_on = 1 ]; then
+		RESULT=ok
+		_rest=
+		for _n in $ON; do
+			[ "$_n" = "$NAME" ] || _rest="$_rest $_n"
+		done
+		ON=$_rest
+	elif [ $OFF = 1 ]; then
+		RESULT="No such file or directory"
+	elif [ $_on = 1 ]; then
+		RESULT="Device or resource busy"
+	elif [ $_known = 1 ]; then
+		RESULT=ok
+		ON="$ON $NAME"
+	else
+		RESULT="No such file or directory"
+	fi
+}
+
+# The state column of the list, and the model's, for marker-example.
+list_states() {
+	awk '$5 == "marker_example" { print $1, $2 }' "$M/list" | sort -u
+}
+
+model_states() {
+	for _k in $KNOWN; do
+		case " $ON " in
+		*" $_k "*) echo "$_k on" ;;
+		*) echo "$_k off" ;;
+		esac
+	done
+}
+
+i=0
+bad=
+well_formed=0
+while [ $i -lt $WRITES ]; do
+	command
+	predict
+	[ "$RESULT" = "Invalid argument" ] || well_formed=$((well_formed + 1))
+	got=$(try_write "$M/enable" "$CMD")
+	if [ "$got" != "$RESULT" ]; then
+		bad="write $i \"$CMD\": $got, the model says $RESULT"
+	elif [ "$(cat "$M/enable")" != "$(printf '%s\n' $ON)" ]; then
+		bad="after write $i \"$CMD\": enable has $(cat "$M/enable" | tr '\n' ' '), the model:$ON"
+	elif [ "$(list_states)" != "$(model_states)" ]; then
+		bad="after write $i \"$CMD\": the list says $(list_states | tr '\n' ' ')"
+	fi
+	# The first mismatch tells; the model is off the rails after it.
+	[ -n "$bad" ] && break
 	i=$((i + 1))
 done
-rm -f /tmp/fuzz.raw /tmp/fuzz.name
-expect_eq "$WRITES random writes fail with EINVAL or ENOENT" "" "$(printf '%b' "$bad")"
-expect_eq "and change nothing" "$before" "$(state)"
+diag "$i writes, $well_formed well-formed; on at the end:$ON"
+expect_eq "$WRITES writes give what the model predicts, enable and list follow it (seed $seed)" \
+	"" "$bad"
+
+for name in $ON; do
+	try_write "$M/enable" "!$name" >/dev/null
+done
+expect_eq "all off again: the list is as before" "$before" "$(cat "$M/list")"
 expect "rmmod marker-example" rmmod marker_example

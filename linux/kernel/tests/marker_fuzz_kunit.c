@@ -31,7 +31,7 @@ MODULE_PARM_DESC(seed, "seed of the next run of the fuzz, 0 for a random one");
 
 #define MARKER_FUZZ_OPS		10000
 #define MARKER_FUZZ_SITE	"marker_fuzz_site"
-#define MARKER_FUZZ_FORMAT	"%d"
+#define MARKER_FUZZ_FORMAT	"%d"	/* the format of its MARK() */
 #define MARKER_FUZZ_NAMES	14
 #define MARKER_FUZZ_PRIVATES	4
 #define MARKER_FUZZ_CONNS	(2 * MARKER_FUZZ_PRIVATES)
@@ -40,7 +40,7 @@ MODULE_PARM_DESC(seed, "seed of the next run of the fuzz, 0 for a random one");
 
 static noinline void marker_fuzz_fire(int value)
 {
-	MARK(marker_fuzz_site, MARKER_FUZZ_FORMAT, value);
+	MARK(marker_fuzz_site, "%d", value);
 }
 
 /* What each connection (probe, data) got from the site. */
