@@ -89,6 +89,10 @@ MATRIX = {
 		# The longest guest (KASAN): its after-boot KUnit run on a core of
 		# its own, while another boot of the same kernel runs the rest.
 		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit',)),
+		# A hang detector, not a speed bound: under KASAN and lockdep,
+		# sharing two cores with the next kernel's build, each boot
+		# takes 12 to 20 min.
+		boot_timeout=1800,
 		lint=True),
 	'rt': KernelConfig(
 		name='rt',

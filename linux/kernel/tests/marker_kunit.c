@@ -1582,10 +1582,16 @@ static int marker_test_ftrace_toggler(void *data)
 
 #define MARKER_FTRACE_SWITCHES	50
 #define MARKER_FTRACE_TOGGLES	20
+/* One switch in 10 also switches the 1024 sites of marker_test_many. */
+#define MARKER_FTRACE_MANY	10
 
-/* marker_test_basic and marker_test_many on, one call of each function, off. */
+/*
+ * marker_test_basic on, one call, off, one call; with @many, the 1024
+ * sites of marker_test_many on, one call of marker_fire_1024(), off, in
+ * between.
+ */
 static int marker_test_switch_both(struct kunit *test, const struct marker_test_site *site,
-				   int value)
+				   int value, bool many)
 {
 	int ret;
 
@@ -1595,12 +1601,14 @@ static int marker_test_switch_both(struct kunit *test, const struct marker_test_
 		return ret;
 	marker_test_expect_on(test, site);
 	marker_test_fire_basic(value);
-	ret = marker_probe_register("marker_test_many", "%d", marker_test_count,
-				    &marker_test_p2);
-	marker_fire_1024();
-	if (!ret)
-		ret = marker_probe_unregister("marker_test_many", marker_test_count,
-					      &marker_test_p2);
+	if (many) {
+		ret = marker_probe_register("marker_test_many", "%d", marker_test_count,
+					    &marker_test_p2);
+		marker_fire_1024();
+		if (!ret)
+			ret = marker_probe_unregister("marker_test_many", marker_test_count,
+						      &marker_test_p2);
+	}
 	if (!ret)
 		ret = marker_probe_unregister("marker_test_basic", marker_test_count,
 					      &marker_test_p1);
@@ -1612,10 +1620,10 @@ static int marker_test_switch_both(struct kunit *test, const struct marker_test_
 /*
  * Two users of text patching at once: a kthread switches a function
  * tracer hook on marker_test_fire_basic() and marker_fire_1024() on and
- * off while this one switches the markers in them, at least 50 times and
- * until the hook has switched 20 times, with exact calls and the bytes of
- * the site checked at every step. Then both are on, and each counts every
- * call.
+ * off while this one switches the markers in them (the 1024 sites one time
+ * in ten), at least 50 times and until the hook has switched 20 times,
+ * with exact calls and the bytes of the site checked at every step. Then
+ * both are on, and each counts every call.
  */
 static void marker_ftrace_while_switching(struct kunit *test)
 {
@@ -1640,13 +1648,14 @@ static void marker_ftrace_while_switching(struct kunit *test)
 		ret = PTR_ERR(toggler);
 	/* The toggler uses this stack frame: no assertion until it stops. */
 	for (i = 0; (i < switches || READ_ONCE(toggles) < toggles_min) && !ret; i++)
-		ret = marker_test_switch_both(test, &site, i);
+		ret = marker_test_switch_both(test, &site, i, !(i % MARKER_FTRACE_MANY));
 	if (!IS_ERR(toggler))
 		kthread_stop(toggler);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_GE(test, toggles, toggles_min);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), i);
-	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 1024 * i);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls),
+			1024 * DIV_ROUND_UP(i, MARKER_FTRACE_MANY));
 	switches = i;
 
 	/* Both on: the hook and the probe see every call. */
@@ -1654,7 +1663,7 @@ static void marker_ftrace_while_switching(struct kunit *test)
 	ret = register_ftrace_function(&marker_test_ftrace_ops);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret) {
-		KUNIT_EXPECT_EQ(test, marker_test_switch_both(test, &site, 7), 0);
+		KUNIT_EXPECT_EQ(test, marker_test_switch_both(test, &site, 7, true), 0);
 		KUNIT_EXPECT_EQ(test, unregister_ftrace_function(&marker_test_ftrace_ops), 0);
 	}
 	/* marker_test_fire_basic() twice, marker_fire_1024() once. */
