@@ -93,6 +93,10 @@ MATRIX = {
 		# sharing two cores with the next kernel's build, each boot
 		# takes 12 to 20 min.
 		boot_timeout=1800,
+		# KUnit waits for a case in D state; its own timeout (300 s a
+		# case) detects a hung case, the hung task detector's 120 s
+		# would flag the longest stress cases in these boots.
+		cmdline=('sysctl.kernel.hung_task_timeout_secs=600',),
 		lint=True),
 	'rt': KernelConfig(
 		name='rt',

