@@ -1006,14 +1006,21 @@ static noinline void marker_test_fire_probe_module(int value)
 	MARK(marker_test_probe_module, "%d", value);
 }
 
-static int marker_test_probe_module_firer(void *data)
+/* What firing kthreads call, and how many calls they have made. */
+struct marker_test_firing {
+	void (*fire)(int value);
+	atomic_long_t fires;
+};
+
+/* Calls @data's function until stopped; counts the calls. */
+static int marker_test_firer(void *data)
 {
-	atomic_long_t *fires = data;
+	struct marker_test_firing *f = data;
 	unsigned long n = 0;
 
 	while (!kthread_should_stop()) {
-		marker_test_fire_probe_module(n);
-		atomic_long_inc(fires);
+		f->fire(n);
+		atomic_long_inc(&f->fires);
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
 		if (!(++n % 1024))
@@ -1049,7 +1056,7 @@ static void marker_probe_module_unload(struct kunit *test)
 	char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
 	unsigned int reloads = kunit_stress_volume(MARKER_PROBE_MODULE_RELOADS);
 	struct task_struct *firers[MARKER_FIRERS];
-	atomic_long_t fires = ATOMIC_LONG_INIT(0);
+	struct marker_test_firing firing = { .fire = marker_test_fire_probe_module };
 	long calls, min_calls = LONG_MAX, late = 0;
 	unsigned int i, n;
 	int ret = 0;
@@ -1059,7 +1066,7 @@ static void marker_probe_module_unload(struct kunit *test)
 	kunit_unload_module(test, "marker_kunit_mod");
 
 	for (n = 0; n < ARRAY_SIZE(firers); n++) {
-		firers[n] = kthread_run(marker_test_probe_module_firer, &fires,
+		firers[n] = kthread_run(marker_test_firer, &firing,
 					"marker_probe_mod/%u", n);
 		if (IS_ERR(firers[n])) {
 			ret = PTR_ERR(firers[n]);
@@ -1072,12 +1079,12 @@ static void marker_probe_module_unload(struct kunit *test)
 		ret = kunit_run_program(load);
 		if (ret)
 			break;
-		marker_test_wait_fires(&fires, MARKER_PROBE_MODULE_FIRES);
+		marker_test_wait_fires(&firing.fires, MARKER_PROBE_MODULE_FIRES);
 		ret = kunit_run_program(unload);
 		calls = atomic_long_read(&marker_kunit_probe_calls) - calls;
 		min_calls = min(min_calls, calls);
 		calls = atomic_long_read(&marker_kunit_probe_calls);
-		marker_test_wait_fires(&fires, MARKER_PROBE_MODULE_FIRES);
+		marker_test_wait_fires(&firing.fires, MARKER_PROBE_MODULE_FIRES);
 		late += atomic_long_read(&marker_kunit_probe_calls) - calls;
 	}
 	while (n--)
@@ -1089,7 +1096,7 @@ static void marker_probe_module_unload(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probe calls once its module was gone");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_probe_module"), 0);
 	kunit_info(test, "%u reloads, %ld fires, %ld probe calls, at least %ld per load\n",
-		   reloads, atomic_long_read(&fires),
+		   reloads, atomic_long_read(&firing.fires),
 		   atomic_long_read(&marker_kunit_probe_calls), min_calls);
 }
 
@@ -1368,22 +1375,6 @@ static int marker_test_kprobe_count(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/* Fires marker_test_kprobed until stopped; counts the calls. */
-static int marker_test_kprobed_firer(void *data)
-{
-	atomic_long_t *fires = data;
-	unsigned long n = 0;
-
-	while (!kthread_should_stop()) {
-		marker_test_fire_kprobed(n);
-		atomic_long_inc(fires);
-		cpu_relax();
-		if (!(++n % 1024))
-			cond_resched_tasks_rcu_qs();
-	}
-	return 0;
-}
-
 #define MARKER_KPROBED_SWITCHES	500
 
 /* The instruction right before @code, decoding @fn from its start. */
@@ -1415,7 +1406,7 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 	unsigned int i, n, switches = kunit_stress_volume(MARKER_KPROBED_SWITCHES);
 	struct task_struct *firers[MARKER_FIRERS];
 	struct poke_sites_stats before, after;
-	atomic_long_t fires = ATOMIC_LONG_INIT(0);
+	struct marker_test_firing firing = { .fire = marker_test_fire_kprobed };
 	struct marker_test_sites *s;
 	int ret = 0;
 
@@ -1431,7 +1422,7 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 
 	poke_sites_get_stats(&before);
 	for (n = 0; n < ARRAY_SIZE(firers); n++) {
-		firers[n] = kthread_run(marker_test_kprobed_firer, &fires,
+		firers[n] = kthread_run(marker_test_firer, &firing,
 					"marker_kprobed/%u", n);
 		if (IS_ERR(firers[n])) {
 			ret = PTR_ERR(firers[n]);
@@ -1455,12 +1446,14 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 	marker_synchronize_unregister();
 
 	KUNIT_EXPECT_EQ(test, ret, 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_kprobe_hits), atomic_long_read(&fires));
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_kprobe_hits),
+			atomic_long_read(&firing.fires));
 	KUNIT_EXPECT_GT(test, atomic_read(&marker_test_p1.calls), 0);
-	KUNIT_EXPECT_LE(test, atomic_read(&marker_test_p1.calls), atomic_long_read(&fires));
+	KUNIT_EXPECT_LE(test, atomic_read(&marker_test_p1.calls),
+			atomic_long_read(&firing.fires));
 	KUNIT_EXPECT_GT(test, after.bypass_hits - before.bypass_hits, 0);
 	kunit_info(test, "%ld calls, %d kprobe hits, %d probe calls, %lu bypass hits\n",
-		   atomic_long_read(&fires), atomic_read(&marker_test_kprobe_hits),
+		   atomic_long_read(&firing.fires), atomic_read(&marker_test_kprobe_hits),
 		   atomic_read(&marker_test_p1.calls), after.bypass_hits - before.bypass_hits);
 }
 
