@@ -17,7 +17,8 @@ expect_eq "it reached the end" "done 1 -" "$(printf '%s\n' "$rows" | grep '^done
 expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"
 for row in disabled.mark_jump disabled.mark_imm disabled.static_branch \
-	   enabled.mark_1probe enabled.tracepoint_1probe enabled.kprobe enabled.optprobe \
+	   enabled.mark_1fast enabled.mark_2fast enabled.mark_1probe enabled.mark_2probes \
+	   enabled.tracepoint_1probe enabled.kprobe enabled.optprobe \
 	   switch.1024.mark.on.ipis switch.1024.static_key.on.ipis \
 	   switch.1024.stop_machine.on.ns; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"
@@ -28,6 +29,11 @@ done
 # which shows in the IPIs (all function-call IPIs of the guest: compared
 # only at 1024 sites, where the static key sends several times more).
 value() { printf '%s\n' "$rows" | sed -n "s/^switch\.$1 \([0-9]*\) .*/\1/p" | grep . || echo -1; }
+# One fast probe: the site calls it straight, never through the iterator.
+expect_eq "with one fast probe, the site called it straight 1000 times" 1000 \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_1fast\.direct \([0-9]*\) .*/\1/p')"
+expect_eq "with one fast probe, the site never called the iterator" 0 \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_1fast\.via_iterator \([0-9]*\) .*/\1/p')"
 for n in 1 64 1024; do
 	expect_eq "switching $n marker sites on takes 3 sync rounds" 3 "$(value $n.mark.on.rounds)"
 	expect_eq "switching $n marker sites off takes 3 sync rounds" 3 "$(value $n.mark.off.rounds)"

@@ -20,11 +20,34 @@
  *	N -> M probes:	publish the new probes;
  *	N -> 0 probes:	publish NULL, then disarm the sites.
  *
- * An armed site without probes calls marker_probe_cb(), which finds none.
+ * An armed site without probes calls marker_probe_iterate(), which finds
+ * none.
  * So a failure to arm changes nothing, and a failure to disarm leaves the
  * sites armed, which is a state like any other: the next switch goes on
  * from there. Invariant, under markers_mutex: an entry with probes is
  * armed, and every live site of an entry is in the state @armed says.
+ *
+ * The probe block of a patched site makes a recorded call
+ * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
+ * has one probe and that one is fast, and to marker_probe_iterate()
+ * otherwise. The call passes @data of its struct
+ * marker as the probe's @probe_private, so @data and the call's target
+ * must agree for a site that reads one and then makes the other: @data
+ * only changes while the calls go to marker_probe_iterate(), which does
+ * not read it, and the calls only go straight to a probe a grace period
+ * after @data last changed (as tracepoints do with their static calls).
+ * The calls go back to marker_probe_iterate() in the batch that removes
+ * the probe, so that a site whose task was preempted between its jump
+ * slot and its call finds no probe once marker_synchronize_unregister()
+ * has returned:
+ *
+ *	0 -> 1 fast:	@data, wait, arm the sites with the calls direct;
+ *	1 fast -> N:	calls to the iterator, then publish the probes;
+ *	N -> 1 fast:	publish, @data, wait, calls direct;
+ *	1 fast -> 0:	publish NULL, disarm with the calls to the iterator.
+ *
+ * If that last batch fails, the calls alone are sent back to the iterator
+ * without allocating (marker_entry_retreat_calls()).
  *
  * The sites are kept in site tables (<linux/site_table.h>): sites in init
  * text are forgotten before that text is freed.
@@ -57,6 +80,10 @@
  * @nr_sites: its attached sites, in the kernel and in modules
  * @count: scratch counter of marker_report_table()
  * @armed: its patched sites are in MARKER_SITE_ON
+ * @direct: the fast probe its recorded calls go straight to, NULL while
+ *	they go to marker_probe_iterate(); set only while @armed
+ * @data: the @data of its struct markers
+ * @data_gp: the RCU state when @data last changed
  * @name: the name
  */
 struct marker_entry {
@@ -66,6 +93,9 @@ struct marker_entry {
 	unsigned int nr_sites;
 	unsigned int count;
 	bool armed;
+	marker_fast_probe_func *direct;
+	void *data;
+	unsigned long data_gp;
 	char name[];
 };
 
@@ -142,6 +172,7 @@ static struct marker_entry *marker_entry_get(const char *name)
 	if (!e)
 		return NULL;
 	memcpy(e->name, name, len);
+	e->data_gp = get_completed_synchronize_rcu();
 	hash_add(marker_names, &e->hlist, marker_hash(name));
 	return e;
 }
@@ -189,6 +220,9 @@ static int marker_sites_attach(struct site_entry *start, struct site_entry *stop
 		struct marker *m = marker_site_marker(site);
 		struct marker_entry *e = m->entry;
 
+		/* A call belongs to the site whose probe block it is in. */
+		if (marker_entry_is_call(site))
+			continue;
 		if (!e) {
 			e = marker_entry_get(m->name);
 			if (!e)
@@ -206,6 +240,7 @@ static int marker_sites_attach(struct site_entry *start, struct site_entry *stop
 				continue;
 			}
 			m->entry = e;
+			m->data = e->data;
 		}
 		e->nr_sites++;
 	}
@@ -226,7 +261,7 @@ static void marker_sites_detach(struct site_entry *start, struct site_entry *sto
 
 	for (site = start; site < stop; site++) {
 		e = marker_site_entry(site);
-		if (e)
+		if (e && !marker_entry_is_call(site))
 			e->nr_sites--;
 	}
 	for (site = start; site < stop; site++)
@@ -237,10 +272,23 @@ static void marker_sites_detach(struct site_entry *start, struct site_entry *sto
 
 /* --- probe arrays -------------------------------------------------------- */
 
-/* Left in place of a probe removed when no smaller array could be allocated. */
+/*
+ * Left in place of a probe removed when no smaller array could be
+ * allocated: a probe of each type keeps its type.
+ */
 static void marker_probe_stub(void *probe_private, void *call_private,
 			      const char *fmt, va_list *args)
 {
+}
+
+static void marker_fast_probe_stub(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
+{
+}
+
+static bool marker_probe_is_stub(const struct marker_probe *p)
+{
+	return p->func == marker_probe_stub || p->fast == marker_fast_probe_stub;
 }
 
 static unsigned int marker_probes_count(const struct marker_probes *probes)
@@ -248,14 +296,21 @@ static unsigned int marker_probes_count(const struct marker_probes *probes)
 	unsigned int i, n = 0;
 
 	for (i = 0; probes && i < probes->nr; i++)
-		n += probes->probe[i].func != marker_probe_stub;
+		n += !marker_probe_is_stub(&probes->probe[i]);
 	return n;
 }
 
 static bool marker_probe_match(const struct marker_probe *p,
-			       marker_probe_func *func, void *probe_private)
+			       const struct marker_probe *probe)
 {
-	return p->func == func && p->probe_private == probe_private;
+	return p->func == probe->func && p->fast == probe->fast &&
+	       p->probe_private == probe->probe_private;
+}
+
+/* The probe, whatever its type, for messages. */
+static void *marker_probe_fn(const struct marker_probe *probe)
+{
+	return probe->func ? (void *)probe->func : (void *)probe->fast;
 }
 
 /* A copy of @old, without stubs and without @skip, with room for @extra more. */
@@ -271,28 +326,25 @@ static struct marker_probes *marker_probes_copy(const struct marker_probes *old,
 		return NULL;
 	new->nr = 0;
 	for (i = 0; old && i < old->nr; i++)
-		if (&old->probe[i] != skip && old->probe[i].func != marker_probe_stub)
+		if (&old->probe[i] != skip && !marker_probe_is_stub(&old->probe[i]))
 			new->probe[new->nr++] = old->probe[i];
 	return new;
 }
 
-/* A copy of @old with the probe added: ERR_PTR(-EBUSY) if it is there. */
+/* A copy of @old with @probe added: ERR_PTR(-EBUSY) if it is there. */
 static struct marker_probes *marker_probes_add(const struct marker_probes *old,
-					       marker_probe_func *func,
-					       void *probe_private)
+					       const struct marker_probe *probe)
 {
 	struct marker_probes *new;
 	unsigned int i;
 
 	for (i = 0; old && i < old->nr; i++)
-		if (marker_probe_match(&old->probe[i], func, probe_private))
+		if (marker_probe_match(&old->probe[i], probe))
 			return ERR_PTR(-EBUSY);
 	new = marker_probes_copy(old, NULL, 1);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
-	new->probe[new->nr].func = func;
-	new->probe[new->nr].probe_private = probe_private;
-	new->nr++;
+	new->probe[new->nr++] = *probe;
 	return new;
 }
 
@@ -302,14 +354,13 @@ static struct marker_probes *marker_probes_add(const struct marker_probes *old,
  * memory: the probe is then stubbed out in place, and @old is returned.
  */
 static struct marker_probes *marker_probes_remove(struct marker_probes *old,
-						  marker_probe_func *func,
-						  void *probe_private)
+						  const struct marker_probe *probe)
 {
 	struct marker_probes *new;
 	unsigned int i;
 
 	for (i = 0; old && i < old->nr; i++)
-		if (marker_probe_match(&old->probe[i], func, probe_private))
+		if (marker_probe_match(&old->probe[i], probe))
 			break;
 	if (!old || i == old->nr)
 		return ERR_PTR(-ENOENT);
@@ -318,23 +369,35 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 	new = marker_probes_copy(old, &old->probe[i], 0);
 	if (new)
 		return new;
-	/* A concurrent marker_probe_cb() sees the old or the stub function. */
-	WRITE_ONCE(old->probe[i].func, marker_probe_stub);
+	/* A concurrent marker_probe_iterate() sees the old or the stub function. */
+	if (probe->fast)
+		WRITE_ONCE(old->probe[i].fast, marker_fast_probe_stub);
+	else
+		WRITE_ONCE(old->probe[i].func, marker_probe_stub);
 	return old;
 }
 
 /* --- switching ----------------------------------------------------------- */
 
 /*
- * A switch of sites: those of one entry (@e) from @from to @on, or, with
- * @e NULL, those of a table that comes, from MARKER_SITE_BUILT to the
+ * A switch of sites: those of one entry (@e) from @from to @on, their calls
+ * from @call_from to @call_to; or, with @e NULL, those of a table that
+ * comes, from MARKER_SITE_BUILT (calls to marker_probe_iterate()) to the
  * state of their entries.
  */
 struct marker_switch {
 	const struct marker_entry *e;
 	enum marker_site_state from;
 	bool on;
+	void *call_from;
+	void *call_to;
 };
+
+/* What the recorded calls of a marker go to, @direct or the iterator. */
+static void *marker_call_target(marker_fast_probe_func *direct)
+{
+	return direct ? (void *)direct : (void *)marker_probe_iterate;
+}
 
 /* Whether @sw switches the sites of @m, and whether it switches them on. */
 static bool marker_switch_wants(const struct marker_switch *sw,
@@ -384,23 +447,61 @@ static unsigned int marker_updates_unique(struct imv_update *updates, unsigned i
 	return k;
 }
 
+/* The arrays of one switch, each as long as the entries collected. */
+struct marker_switch_plan {
+	struct marker_site_change *changes;
+	struct imv_update *updates;
+	struct marker_call_change *calls;
+	unsigned int nr_changes;
+	unsigned int nr_updates;
+	unsigned int nr_calls;
+};
+
+/* Adds the change of the call @site to @plan, if it changes. */
+static void marker_plan_call(const struct marker_switch *sw, const struct site_entry *site,
+			     struct marker_switch_plan *plan)
+{
+	struct marker_entry *e = marker_site_entry(site);
+	void *from = sw->call_from, *to = sw->call_to;
+
+	if (!sw->e) {
+		/* A site that was left off keeps the call it was built with. */
+		from = marker_call_target(NULL);
+		to = marker_call_target(e ? e->direct : NULL);
+	}
+	if (from != to)
+		plan->calls[plan->nr_calls++] = (struct marker_call_change) {
+			.site = site,
+			.from = from,
+			.to = to,
+		};
+}
+
 /*
- * The changes of the patched sites among @sites, and the new @enabled of
- * their markers (once each), as @sw switches them.
+ * The changes of the patched sites and calls among @sites, and the new
+ * @enabled of their markers (once each), as @sw switches them.
  */
 static void marker_switch_plan(const struct marker_switch *sw,
 			       const struct site_entry **sites, unsigned int n,
-			       struct marker_site_change *changes, unsigned int *nr_changes,
-			       struct imv_update *updates, unsigned int *nr_updates)
+			       struct marker_switch_plan *plan)
 {
+	struct marker_site_change *changes = plan->changes;
+	struct imv_update *updates = plan->updates;
+	unsigned int *nr_changes = &plan->nr_changes;
+	unsigned int *nr_updates = &plan->nr_updates;
 	unsigned int i;
 	bool on;
 
 	*nr_changes = 0;
 	*nr_updates = 0;
+	plan->nr_calls = 0;
 	for (i = 0; i < n; i++) {
 		struct marker *m = marker_site_marker(sites[i]);
 
+		if (marker_entry_is_call(sites[i])) {
+			marker_plan_call(sw, sites[i], plan);
+			continue;
+		}
 		marker_switch_wants(sw, m, &on);
 		if (site_entry_code(sites[i]))
 			changes[(*nr_changes)++] = (struct marker_site_change) {
@@ -425,11 +526,10 @@ static void marker_switch_plan(const struct marker_switch *sw,
 static int marker_switch_apply(const struct marker_switch *sw,
 			       const struct site_table *only)
 {
-	struct marker_site_change *changes = NULL;
-	struct imv_update *updates = NULL;
-	unsigned int n, nr_changes, nr;
+	struct marker_switch_plan plan;
 	const struct site_entry **sites;
 	int ret = -ENOMEM;
+	unsigned int n;
 
 	lockdep_assert_held(&markers_mutex);
 	sites = site_tables_collect(&marker_tables, only, marker_collect_switched,
@@ -438,32 +538,108 @@ static int marker_switch_apply(const struct marker_switch *sw,
 		return PTR_ERR(sites);
 	if (!n)
 		return 0;
-	changes = marker_alloc(array_size(n, sizeof(*changes)));
-	updates = marker_alloc(array_size(n, sizeof(*updates)));
-	if (changes && updates) {
-		marker_switch_plan(sw, sites, n, changes, &nr_changes, updates, &nr);
-		ret = arch_marker_switch(updates, nr, changes, nr_changes);
+	plan.changes = marker_alloc(array_size(n, sizeof(*plan.changes)));
+	plan.updates = marker_alloc(array_size(n, sizeof(*plan.updates)));
+	plan.calls = marker_alloc(array_size(n, sizeof(*plan.calls)));
+	if (plan.changes && plan.updates && plan.calls) {
+		marker_switch_plan(sw, sites, n, &plan);
+		ret = arch_marker_switch(plan.updates, plan.nr_updates, plan.changes,
+					 plan.nr_changes, plan.calls, plan.nr_calls);
 	}
-	kvfree(updates);
-	kvfree(changes);
+	kvfree(plan.calls);
+	kvfree(plan.updates);
+	kvfree(plan.changes);
 	kvfree(sites);
 	return ret;
 }
 
-/* Arms (@on) or disarms every live site of @e, in one batch. */
-static int marker_entry_arm(struct marker_entry *e, bool on)
+/*
+ * Arms (@on) or disarms every live site of @e and points their calls at
+ * @direct (NULL: the iterator), in one batch.
+ */
+static int marker_entry_switch(struct marker_entry *e, bool on,
+			       marker_fast_probe_func *direct)
 {
 	struct marker_switch sw = {
 		.e = e,
-		.from = on ? MARKER_SITE_OFF : MARKER_SITE_ON,
+		.from = e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF,
 		.on = on,
+		.call_from = marker_call_target(e->direct),
+		.call_to = marker_call_target(direct),
 	};
 	int ret;
 
 	ret = marker_switch_apply(&sw, NULL);
-	if (!ret)
+	if (!ret) {
 		e->armed = on;
+		e->direct = direct;
+	}
 	return ret;
+}
+
+/* How many calls marker_entry_retreat_calls() sends back per batch. */
+#define MARKER_RETREAT_CHUNK	8
+
+/*
+ * Sends the calls of @e back to the iterator without allocating, a few per
+ * batch: for when the batch that should have done it failed.
+ */
+static int marker_entry_retreat_calls(struct marker_entry *e)
+{
+	struct marker_call_change calls[MARKER_RETREAT_CHUNK];
+	void *from = marker_call_target(e->direct);
+	unsigned int n = 0;
+	struct site_entry *site;
+	struct site_table *t;
+	int ret;
+
+	for (t = site_tables_first(&marker_tables); t;
+	     t = site_tables_next(&marker_tables, t)) {
+		for (site = t->start; site < t->stop; site++) {
+			if (!marker_entry_is_call(site) || marker_site_entry(site) != e ||
+			    !site_entry_live(t, site))
+				continue;
+			calls[n++] = (struct marker_call_change) {
+				.site = site,
+				.from = from,
+				.to = marker_call_target(NULL),
+			};
+			if (n < ARRAY_SIZE(calls))
+				continue;
+			ret = arch_marker_switch(NULL, 0, NULL, 0, calls, n);
+			if (ret)
+				return ret;
+			n = 0;
+		}
+	}
+	ret = n ? arch_marker_switch(NULL, 0, NULL, 0, calls, n) : 0;
+	if (!ret)
+		e->direct = NULL;
+	return ret;
+}
+
+/*
+ * Gives the struct markers of @e the @data their calls pass, and waits
+ * until no site can still be on its way to a call with the @data of before.
+ */
+static void marker_entry_set_data(struct marker_entry *e, void *data)
+{
+	struct site_entry *site;
+	struct site_table *t;
+
+	lockdep_assert_held(&markers_mutex);
+	if (e->data != data) {
+		/* Only the iterator, which ignores it, reads @data meanwhile. */
+		WARN_ON_ONCE(e->direct);
+		for (t = site_tables_first(&marker_tables); t;
+		     t = site_tables_next(&marker_tables, t))
+			for (site = t->start; site < t->stop; site++)
+				if (marker_site_entry(site) == e)
+					WRITE_ONCE(marker_site_marker(site)->data, data);
+		e->data = data;
+		e->data_gp = get_state_synchronize_rcu();
+	}
+	cond_synchronize_rcu(e->data_gp);
 }
 
 /* Makes every site of @e call through its current probes. */
@@ -479,22 +655,51 @@ static void marker_entry_publish(struct marker_entry *e)
 				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
 }
 
+/* The fast probe that the calls of @probes' sites can go straight to. */
+static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *probes,
+						    void **data)
+{
+	const struct marker_probe *p = NULL;
+	unsigned int i;
+
+	if (marker_probes_count(probes) != 1)
+		return NULL;
+	for (i = 0; i < probes->nr; i++)
+		if (!marker_probe_is_stub(&probes->probe[i]))
+			p = &probes->probe[i];
+	*data = p->probe_private;
+	return p->fast;
+}
+
 /*
  * Makes @new (which may be NULL) the probes of @e; frees the old ones after a
- * grace period. Fails, changing nothing, when arming the sites fails. When
- * disarming them fails, @new is the probes all the same (no site calls a
- * removed probe) and the sites stay armed: the error is returned.
+ * grace period. Fails, changing nothing, when arming the sites fails, or
+ * sending their calls to the iterator before a second probe comes. When
+ * disarming them fails, @new is the probes all the same and the calls go
+ * to the iterator (no site calls a removed probe), the sites stay armed:
+ * the error is returned. A failure to send the calls straight to the only
+ * probe left leaves them with the iterator, which calls it too.
  */
 static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new)
 {
 	struct marker_probes *old = e->probes;
+	marker_fast_probe_func *direct;
+	void *data = NULL;
 	int ret;
 
 	lockdep_assert_held(&markers_mutex);
+	direct = marker_probes_direct(new, &data);
+	if (direct && direct != e->direct)
+		marker_entry_set_data(e, data);
 
-	/* 0 -> N: arm, then publish */
 	if (new && !e->armed) {
-		ret = marker_entry_arm(e, true);
+		/* 0 -> N: arm, then publish */
+		ret = marker_entry_switch(e, true, direct);
+		if (ret)
+			return ret;
+	} else if (new && e->direct && !direct) {
+		/* 1 fast -> N: no more straight calls, then publish */
+		ret = marker_entry_switch(e, true, NULL);
 		if (ret)
 			return ret;
 	}
@@ -502,10 +707,15 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	marker_entry_publish(e);
 	if (old)
 		kfree_rcu(old, rcu);
+	/* N -> 1 fast: published, then straight calls */
+	if (new && direct != e->direct)
+		marker_entry_switch(e, true, direct);
 	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
 	if (!new && e->armed) {
-		ret = marker_entry_arm(e, false);
+		ret = marker_entry_switch(e, false, NULL);
 		if (ret) {
+			if (e->direct && WARN_ON_ONCE(marker_entry_retreat_calls(e)))
+				pr_err("%s: calls to %ps cannot be undone\n", e->name, e->direct);
 			pr_warn("%s: cannot switch the sites off (%d): they stay on, without probes\n",
 				e->name, ret);
 			return ret;
@@ -514,13 +724,13 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	return 0;
 }
 
-static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *probe,
-				     void *probe_private)
+static int marker_entry_remove_probe(struct marker_entry *e,
+				     const struct marker_probe *probe)
 {
 	struct marker_probes *new;
 	int ret = 0;
 
-	new = marker_probes_remove(e->probes, probe, probe_private);
+	new = marker_probes_remove(e->probes, probe);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
 	/* The probe is gone whatever the switch of the sites gives. */
@@ -532,34 +742,16 @@ static int marker_entry_remove_probe(struct marker_entry *e, marker_probe_func *
 
 /* --- the API ------------------------------------------------------------- */
 
-/**
- * marker_probe_register() - connect a probe to a marker
- * @name: the marker's name
- * @format: the format the probe expects, or NULL to take the marker's
- * @probe: the probe
- * @probe_private: data passed to @probe
- *
- * The marker's sites call @probe from now on, including those of modules
- * loaded later: a marker may be registered before any of its sites exists.
- * Several probes may be connected to one marker: its sites call them in
- * the order they were registered.
- *
- * Context: process context, may sleep; takes cpus_read_lock().
- * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
- * @probe; -EPERM if @format differs from the marker's; -EBUSY if @probe is
- * already connected with @probe_private; -ENOMEM; -ENODEV if markers could
- * not be set up at boot; or an error switching the sites. On error nothing
- * has changed.
- */
-int marker_probe_register(const char *name, const char *format,
-			  marker_probe_func *probe, void *probe_private)
+/* Connects @probe to @name; see marker_probe_register(). */
+static int marker_probe_connect(const char *name, const char *format,
+				const struct marker_probe *probe)
 {
 	struct marker_probes *new;
 	struct marker_entry *e;
 	char *fmt = NULL;
 	int ret;
 
-	if (!name || !probe || !marker_name_valid(name))
+	if (!name || !marker_probe_fn(probe) || !marker_name_valid(name))
 		return -EINVAL;
 
 	cpus_read_lock();
@@ -575,7 +767,7 @@ int marker_probe_register(const char *name, const char *format,
 	}
 	if (format && e->format && strcmp(format, e->format)) {
 		pr_err("probe %ps: format \"%s\" differs from marker %s's \"%s\"\n",
-		       probe, format, name, e->format);
+		       marker_probe_fn(probe), format, name, e->format);
 		ret = -EPERM;
 		goto out_put;
 	}
@@ -586,7 +778,7 @@ int marker_probe_register(const char *name, const char *format,
 			goto out_put;
 		}
 	}
-	new = marker_probes_add(e->probes, probe, probe_private);
+	new = marker_probes_add(e->probes, probe);
 	if (IS_ERR(new)) {
 		ret = PTR_ERR(new);
 		goto out_free_fmt;
@@ -609,10 +801,57 @@ out_unlock:
 	cpus_read_unlock();
 	return ret;
 }
+
+/* Disconnects @probe from @name; see marker_probe_unregister(). */
+static int marker_probe_disconnect(const char *name, const struct marker_probe *probe)
+{
+	struct marker_entry *e;
+	int ret = -ENOENT;
+
+	if (!name || !marker_probe_fn(probe))
+		return -EINVAL;
+
+	cpus_read_lock();
+	mutex_lock(&markers_mutex);
+	e = marker_entry_find(name);
+	if (e)
+		ret = marker_entry_remove_probe(e, probe);
+	mutex_unlock(&markers_mutex);
+	cpus_read_unlock();
+	return ret;
+}
+
+/**
+ * marker_probe_register() - connect a probe that takes a va_list to a marker
+ * @name: the marker's name
+ * @format: the format the probe expects, or NULL to take the marker's
+ * @probe: the probe
+ * @probe_private: data passed to @probe
+ *
+ * The marker's sites call @probe from now on, including those of modules
+ * loaded later: a marker may be registered before any of its sites exists.
+ * Several probes may be connected to one marker, of either type (see
+ * marker_probe_register_fast()): its sites call them in the order they
+ * were registered.
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
+ * @probe; -EPERM if @format differs from the marker's; -EBUSY if @probe is
+ * already connected with @probe_private; -ENOMEM; -ENODEV if markers could
+ * not be set up at boot; or an error switching the sites. On error nothing
+ * has changed.
+ */
+int marker_probe_register(const char *name, const char *format,
+			  marker_probe_func *probe, void *probe_private)
+{
+	struct marker_probe p = { .func = probe, .probe_private = probe_private };
+
+	return marker_probe_connect(name, format, &p);
+}
 EXPORT_SYMBOL_GPL(marker_probe_register);
 
 /**
- * marker_probe_unregister() - disconnect a probe from a marker
+ * marker_probe_unregister() - disconnect a probe that takes a va_list
  * @name: the marker's name
  * @probe: the probe
  * @probe_private: the data it was registered with
@@ -629,26 +868,59 @@ EXPORT_SYMBOL_GPL(marker_probe_register);
 int marker_probe_unregister(const char *name, marker_probe_func *probe,
 			    void *probe_private)
 {
-	struct marker_entry *e;
-	int ret = -ENOENT;
+	struct marker_probe p = { .func = probe, .probe_private = probe_private };
 
-	if (!name || !probe)
-		return -EINVAL;
-
-	cpus_read_lock();
-	mutex_lock(&markers_mutex);
-	e = marker_entry_find(name);
-	if (e)
-		ret = marker_entry_remove_probe(e, probe, probe_private);
-	mutex_unlock(&markers_mutex);
-	cpus_read_unlock();
-	return ret;
+	return marker_probe_disconnect(name, &p);
 }
 EXPORT_SYMBOL_GPL(marker_probe_unregister);
 
 /**
- * marker_probe_unregister_private_data() - disconnect a probe by its data
+ * marker_probe_register_fast() - connect a probe that takes variadic arguments
+ * @name: the marker's name
+ * @format: the format the probe expects, or NULL to take the marker's
  * @probe: the probe
+ * @probe_private: data passed to @probe
+ *
+ * As marker_probe_register(), for a probe of type marker_fast_probe_func,
+ * which is called with the site's arguments themselves. The same function
+ * registered with both calls is two probes.
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: as marker_probe_register(). On error nothing has changed.
+ */
+int marker_probe_register_fast(const char *name, const char *format,
+			       marker_fast_probe_func *probe, void *probe_private)
+{
+	struct marker_probe p = { .fast = probe, .probe_private = probe_private };
+
+	return marker_probe_connect(name, format, &p);
+}
+EXPORT_SYMBOL_GPL(marker_probe_register_fast);
+
+/**
+ * marker_probe_unregister_fast() - disconnect a probe that takes variadic arguments
+ * @name: the marker's name
+ * @probe: the probe
+ * @probe_private: the data it was registered with
+ *
+ * As marker_probe_unregister(), for a probe registered with
+ * marker_probe_register_fast().
+ *
+ * Context: process context, may sleep; takes cpus_read_lock().
+ * Return: as marker_probe_unregister().
+ */
+int marker_probe_unregister_fast(const char *name, marker_fast_probe_func *probe,
+				 void *probe_private)
+{
+	struct marker_probe p = { .fast = probe, .probe_private = probe_private };
+
+	return marker_probe_disconnect(name, &p);
+}
+EXPORT_SYMBOL_GPL(marker_probe_unregister_fast);
+
+/**
+ * marker_probe_unregister_private_data() - disconnect a probe by its data
+ * @probe: the probe, which takes a va_list
  * @probe_private: the data it was registered with
  *
  * Disconnects the first connection of @probe with @probe_private found,
@@ -662,6 +934,7 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister);
 int marker_probe_unregister_private_data(marker_probe_func *probe,
 					 void *probe_private)
 {
+	struct marker_probe p = { .func = probe, .probe_private = probe_private };
 	struct marker_entry *e;
 	int bkt, ret = -ENOENT;
 	unsigned int i;
@@ -673,10 +946,10 @@ int marker_probe_unregister_private_data(marker_probe_func *probe,
 	mutex_lock(&markers_mutex);
 	hash_for_each(marker_names, bkt, e, hlist) {
 		for (i = 0; e->probes && i < e->probes->nr; i++)
-			if (marker_probe_match(&e->probes->probe[i], probe, probe_private))
+			if (marker_probe_match(&e->probes->probe[i], &p))
 				break;
 		if (e->probes && i < e->probes->nr) {
-			ret = marker_entry_remove_probe(e, probe, probe_private);
+			ret = marker_entry_remove_probe(e, &p);
 			break;
 		}
 	}
@@ -689,7 +962,7 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister_private_data);
 /**
  * marker_get_private_data() - the data a probe was registered with
  * @name: the marker's name
- * @probe: the probe
+ * @probe: the probe, which takes a va_list
  * @num: which of @probe's connections to @name, from 0, in the order
  *	they were registered
  *
@@ -714,56 +987,85 @@ void *marker_get_private_data(const char *name, marker_probe_func *probe, int nu
 EXPORT_SYMBOL_GPL(marker_get_private_data);
 
 /*
- * The probes of a marker that has several: each one gets its own copy of
- * the arguments. Out of line, so that the one-probe path of
- * marker_probe_cb() saves no registers for this loop.
+ * The arguments of a site, for fast probes: on a 64-bit architecture every
+ * argument a format can take (an int, a long, a long long, a pointer) is
+ * passed in one word, and a word passed on gives the probe's va_arg() of
+ * the argument's own type what the site passed.
  */
-static noinline void marker_call_probes(const struct marker *marker,
-					const struct marker_probes *probes,
-					void *call_private, va_list *args)
+static void marker_fetch_args(const struct marker *marker, va_list *args,
+			      unsigned long *a)
 {
 	unsigned int i;
 
-	for (i = 0; i < probes->nr; i++) {
-		/* The probe or, once removed in place, the stub. */
-		marker_probe_func *func = READ_ONCE(probes->probe[i].func);
-		va_list copy;
+	for (i = 0; i < MARKER_MAX_ARGS; i++)
+		a[i] = i < marker->nr_args ? va_arg(*args, unsigned long) : 0;
+}
 
-		va_copy(copy, *args);
-		func(probes->probe[i].probe_private, call_private, marker->format, &copy);
-		va_end(copy);
-	}
+/*
+ * Calls a fast probe with the site's arguments, fetched once in @a: all of
+ * them in registers when the site passes at most three.
+ */
+static void marker_call_fast(const struct marker *marker, const struct marker_probe *p,
+			     marker_fast_probe_func *fast, void *call_private,
+			     const unsigned long *a)
+{
+	if (marker->nr_args <= 3)
+		fast(p->probe_private, call_private, marker, a[0], a[1], a[2]);
+	else
+		fast(p->probe_private, call_private, marker, a[0], a[1], a[2], a[3],
+		     a[4], a[5], a[6], a[7]);
 }
 
 /**
- * marker_probe_cb() - call the probes of a marker; called by enabled sites
- * @marker: the site's marker
+ * marker_probe_iterate() - call the probes of a marker; called by enabled sites
+ * @data: unused here: the site's data for a probe it calls directly
  * @call_private: the site's data for the probes
+ * @marker: the site's marker
  * @...: the site's arguments, as its format gives them
  *
- * With one probe, the probe is called directly. Preemption is disabled
- * around the probes: that is the RCU read side that
- * marker_synchronize_unregister() waits for.
+ * Calls every probe, in the order they were registered: a fast probe with
+ * the arguments, a va_list probe with a copy of them each.
+ *
+ * Context: called with preemption disabled, which is the RCU read side
+ * that marker_synchronize_unregister() waits for.
  */
-void notrace marker_probe_cb(const struct marker *marker, void *call_private, ...)
+void notrace marker_probe_iterate(void *data, void *call_private,
+				  const struct marker *marker, ...)
 {
 	const struct marker_probes *probes;
+	unsigned long a[MARKER_MAX_ARGS];
+	bool fetched = false;
+	unsigned int i;
 	va_list args;
 
-	preempt_disable_notrace();
 	probes = rcu_dereference_sched(marker->probes);
-	if (likely(probes)) {
-		va_start(args, call_private);
-		if (likely(probes->nr == 1))
-			probes->probe[0].func(probes->probe[0].probe_private, call_private,
-					      marker->format, &args);
-		else
-			marker_call_probes(marker, probes, call_private, &args);
-		va_end(args);
+	if (unlikely(!probes))
+		return;
+	va_start(args, marker);
+	for (i = 0; i < probes->nr; i++) {
+		const struct marker_probe *p = &probes->probe[i];
+		/* The probe or, once removed in place, the stub of its type. */
+		marker_fast_probe_func *fast = READ_ONCE(p->fast);
+		marker_probe_func *func = READ_ONCE(p->func);
+		va_list copy;
+
+		if (fast) {
+			if (!fetched) {
+				va_copy(copy, args);
+				marker_fetch_args(marker, &copy, a);
+				va_end(copy);
+				fetched = true;
+			}
+			marker_call_fast(marker, p, fast, call_private, a);
+			continue;
+		}
+		va_copy(copy, args);
+		func(p->probe_private, call_private, marker->format, &copy);
+		va_end(copy);
 	}
-	preempt_enable_notrace();
+	va_end(args);
 }
-EXPORT_SYMBOL(marker_probe_cb);
+EXPORT_SYMBOL(marker_probe_iterate);
 
 /* Reports the markers of one table, one row per name, with their live sites. */
 static int marker_report_table(struct site_table *t,
@@ -776,7 +1078,7 @@ static int marker_report_table(struct site_table *t,
 
 	for (site = t->start; site < t->stop; site++) {
 		e = marker_site_entry(site);
-		if (e && site_entry_live(t, site))
+		if (e && site_entry_live(t, site) && !marker_entry_is_call(site))
 			e->count++;
 	}
 	for (site = t->start; site < t->stop; site++) {
@@ -844,21 +1146,29 @@ int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *dat
 }
 EXPORT_SYMBOL_GPL(marker_walk);
 
-/* A live patched site, with the module it is in. */
+/* A live patched site, or recorded call, with the module it is in. */
 struct marker_site_ref {
 	const struct site_entry *site;
 	struct module *mod;
 };
 
-/* A live patched site of the entry @data, or of any entry if @data is NULL. */
+/* What marker_collect_site() collects: the sites or the calls of an entry. */
+struct marker_site_query {
+	const struct marker_entry *e;
+	bool calls;
+};
+
+/* A live patched site or call of the entry of @data, or of any entry. */
 static unsigned int marker_collect_site(const struct site_table *t,
 					const struct site_entry *site, void *out,
 					void *data)
 {
-	struct marker_site_ref *ref = out;
+	const struct marker_site_query *q = data;
 	struct marker_entry *e = marker_site_entry(site);
+	struct marker_site_ref *ref = out;
 
-	if (!e || !site_entry_code(site) || (data && e != data))
+	if (!e || !site_entry_code(site) || (q->e && e != q->e) ||
+	    marker_entry_is_call(site) != q->calls)
 		return 0;
 	if (ref) {
 		ref->site = site;
@@ -867,11 +1177,13 @@ static unsigned int marker_collect_site(const struct site_table *t,
 	return 1;
 }
 
-/* The live patched sites of @e (or of every entry), in a new array. */
-static struct marker_site_ref *marker_sites_of(struct marker_entry *e,
+/* The live patched sites (or calls) of @e or of every entry, in a new array. */
+static struct marker_site_ref *marker_sites_of(struct marker_entry *e, bool calls,
 					       unsigned int *nr)
 {
-	return site_tables_collect(&marker_tables, NULL, marker_collect_site, e,
+	struct marker_site_query q = { .e = e, .calls = calls };
+
+	return site_tables_collect(&marker_tables, NULL, marker_collect_site, &q,
 				   sizeof(struct marker_site_ref), nr);
 }
 
@@ -892,7 +1204,7 @@ int marker_walk_sites(marker_site_fn *fn, void *data)
 	int ret = 0;
 
 	guard(mutex)(&markers_mutex);
-	refs = marker_sites_of(NULL, &n);
+	refs = marker_sites_of(NULL, false, &n);
 	if (IS_ERR(refs))
 		return PTR_ERR(refs);
 	for (i = 0; i < n && !ret; i++)
@@ -903,6 +1215,26 @@ int marker_walk_sites(marker_site_fn *fn, void *data)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(marker_walk_sites);
+
+/* The code of at most @max live sites or calls of @name, in @code. */
+static int marker_get_code(const char *name, bool calls, void **code, unsigned int max)
+{
+	struct marker_site_ref *refs;
+	struct marker_entry *e;
+	unsigned int i, n;
+
+	guard(mutex)(&markers_mutex);
+	e = marker_entry_find(name);
+	if (!e)
+		return 0;
+	refs = marker_sites_of(e, calls, &n);
+	if (IS_ERR(refs))
+		return PTR_ERR(refs);
+	for (i = 0; i < n && i < max; i++)
+		code[i] = site_entry_code(refs[i].site);
+	kvfree(refs);
+	return n;
+}
 
 /**
  * marker_get_sites() - list the patched sites of a marker
@@ -915,23 +1247,28 @@ EXPORT_SYMBOL_GPL(marker_walk_sites);
  */
 int marker_get_sites(const char *name, void **code, unsigned int max)
 {
-	struct marker_site_ref *refs;
-	struct marker_entry *e;
-	unsigned int i, n;
-
-	guard(mutex)(&markers_mutex);
-	e = marker_entry_find(name);
-	if (!e)
-		return 0;
-	refs = marker_sites_of(e, &n);
-	if (IS_ERR(refs))
-		return PTR_ERR(refs);
-	for (i = 0; i < n && i < max; i++)
-		code[i] = site_entry_code(refs[i].site);
-	kvfree(refs);
-	return n;
+	return marker_get_code(name, false, code, max);
 }
 EXPORT_SYMBOL_GPL(marker_get_sites);
+
+/**
+ * marker_get_calls() - list the recorded calls of a marker's probe blocks
+ * @name: the marker's name
+ * @code: filled with the address of at most @max calls
+ * @max: the size of @code
+ *
+ * A patched site has one: a 5-byte call that goes straight to the
+ * marker's probe while it has exactly one and that one is fast, and to
+ * marker_probe_iterate() otherwise.
+ *
+ * Context: process context; takes markers_mutex.
+ * Return: the number of live recorded calls, which may exceed @max; -ENOMEM.
+ */
+int marker_get_calls(const char *name, void **code, unsigned int max)
+{
+	return marker_get_code(name, true, code, max);
+}
+EXPORT_SYMBOL_GPL(marker_get_calls);
 
 /**
  * marker_text_reserved() - check whether an address range overlaps a site

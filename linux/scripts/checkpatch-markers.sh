@@ -25,6 +25,8 @@
 # Binary mode checks that every patched site recorded in __marker_sites
 # holds the bytes documented in include/linux/marker.h, as built:
 #   66 90  b0 00  84 c0  75 <rel8> (or 0f 85 <rel32>)
+# and every recorded call of a probe block a call:
+#   e8 <rel32>
 #
 # With -v every site is listed on standard error with its bytes.
 # Findings are printed as FILE:LINE: message. A FILE that cannot be read
@@ -560,10 +562,11 @@ check_binary()
 				printf '%s: %s+0x%x: %s\n' "$f" "$sec" "$off" "$bytes" >&2
 			case "$bytes" in
 			"66 90 b0 00 84 c0 75 "*|"66 90 b0 00 84 c0 0f 85 "*) ;;
+			"e8 "*) ;;
 			*)
 				printf '%s: %s+0x%x: site holds %s, %s\n' \
 				       "$f" "$sec" "$off" "$bytes" \
-				       "not 66 90 b0 00 84 c0 75|0f 85"
+				       "not 66 90 b0 00 84 c0 75|0f 85, nor a call e8"
 				findings=1
 				;;
 			esac

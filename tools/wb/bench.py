@@ -199,8 +199,11 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 		return statistics.median(r[row][0] for r in wall if row in r)
 
 	mark, static = insn('disabled.mark_jump'), insn('disabled.static_branch')
-	on, tp, kp = insn('enabled.mark_1probe'), insn('enabled.tracepoint_1probe'), \
+	on, tp, kp = insn('enabled.mark_1fast'), insn('enabled.tracepoint_1probe'), \
 		insn('enabled.kprobe')
+	on2, tp2 = insn('enabled.mark_2fast'), insn('enabled.tracepoint_2probes')
+	on_wall = wall_median('enabled.mark_1fast') if wall else None
+	tp_wall = wall_median('enabled.tracepoint_1probe') if wall else None
 	rounds = [icount[f'switch.1024.mark.{way}.rounds'][0] for way in ('on', 'off')]
 	stall = wall_median('switch.1024.mark.on.stall') if wall else None
 	stop = wall_median('switch.1024.stop_machine.on.stall') if wall else None
@@ -209,9 +212,16 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 		Target('disabled MARK(): 1 instruction', f'{mark:.2f} insn', round(mark) == 1),
 		Target('disabled MARK(): at most static_branch_unlikely() + 1',
 		       f'{mark:.2f} vs {static:.2f} insn', mark <= static + 1),
-		Target('enabled MARK(), 1 probe: at most a tracepoint with 1 probe',
-		       f'{on:.2f} vs {tp:.2f} insn', on <= tp),
-		Target('enabled MARK(), 1 probe: at most 1/10 of a kprobe',
+		Target('enabled MARK(), 1 fast probe: at most 12 instructions',
+		       f'{on:.2f} insn', round(on) <= 12),
+		Target('enabled MARK(), 1 fast probe: below a tracepoint with 1 probe',
+		       f'{on:.2f} vs {tp:.2f} insn', on < tp),
+		Target('enabled MARK(), 1 fast probe: below a tracepoint with 1 probe (wall median)',
+		       f'{_fmt(on_wall, "ps")} vs {_fmt(tp_wall, "ps")}' if wall else 'no wall run',
+		       bool(wall) and on_wall < tp_wall),
+		Target('enabled MARK(), 2 fast probes: at most a tracepoint with 2 probes',
+		       f'{on2:.2f} vs {tp2:.2f} insn', on2 <= tp2),
+		Target('enabled MARK(), 1 fast probe: at most 1/10 of a kprobe',
 		       f'{on:.2f} vs {kp / 10:.2f} insn', on <= kp / 10),
 		Target('1024 sites switched in 3 sync rounds',
 		       f'{rounds[0]} on, {rounds[1]} off', rounds == [3, 3]),

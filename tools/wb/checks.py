@@ -188,7 +188,7 @@ def nomarkers_cases(build: Build) -> List[Case]:
 		      (l.split() for l in syms.splitlines() if len(l.split()) == 3)
 		      if name in ('__start___marker_sites', '__stop___marker_sites'))
 	leftovers = [l for l in syms.splitlines()
-		     if re.search(r'\b(__mstrtab_|__marker_|marker_probe_cb|imv_init)', l)]
+		     if re.search(r'\b(__mstrtab_|__marker_|marker_probe_iterate|imv_init)', l)]
 	cases = [Case('nomarkers: vmlinux has an empty site table and no marker symbol',
 		      bounds.get('__start___marker_sites') == bounds.get('__stop___marker_sites')
 		      and not leftovers, f'{bounds}\n' + '\n'.join(leftovers[:20]))]
@@ -201,7 +201,7 @@ def nomarkers_cases(build: Build) -> List[Case]:
 		undefined = subprocess.run(['nm', '-u', str(ko)], capture_output=True,
 					   text=True).stdout
 		found = re.findall(r'__markers\w*|__marker_sites|__imv\b', sections)
-		found += re.findall(r'marker_probe_cb', undefined)
+		found += re.findall(r'marker_probe_iterate', undefined)
 		cases.append(Case(f'nomarkers: {ko.name} has no marker section and calls nothing',
 				  not found, ' '.join(found)))
 	return cases

@@ -12,7 +12,9 @@
  * The arguments are evaluated only when a probe is connected. Names are
  * global identifiers of the form subsystem_event; every site of a name must
  * use the same format, which is checked against the arguments at compile
- * time. Probes receive the arguments as a va_list.
+ * time. A site takes at most MARKER_MAX_ARGS arguments. Probes receive the
+ * arguments as variadic arguments (marker_fast_probe_func) or as a va_list
+ * (marker_probe_func).
  *
  * Site layout on x86-64 (CONFIG_IMMEDIATE=y), emitted by one asm goto so that
  * the compiler knows every edge (see <asm/marker.h>):
@@ -30,19 +32,28 @@
  * boot, and the module notifier every module site before it runs. The
  * mov is an immediate-value site (<linux/immediate.h>); kprobes may not
  * touch any byte from the slot to the end of jne.
+ *
+ * The probe block of a site calls marker_probe_iterate(), and records the
+ * call, which goes straight to the marker's probe while it has exactly one
+ * and that one is fast:
+ *
+ *	call:	e8 <rel32>		marker_probe_iterate(), or the probe
  */
 
+#include <linux/args.h>
 #include <linux/build_bug.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/init.h>
+#include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/site_table.h>
 #include <linux/stdarg.h>
 #include <linux/types.h>
 
 struct module;
+struct marker;
 struct marker_entry;
 
 /* Marker names are identifiers: [a-z_][a-z0-9_]*, at most this long. */
@@ -50,6 +61,15 @@ struct marker_entry;
 
 /* The format of a marker without arguments. */
 #define MARK_NOARGS		" "
+
+/* The most arguments a MARK() takes. */
+#define MARKER_MAX_ARGS		8
+
+/* What an entry of __marker_sites is (its @size): a site, or its call. */
+#define MARKER_ENTRY_SITE	0
+#define MARKER_ENTRY_CALL	1
+/* The length of a recorded call. */
+#define MARKER_CALL_LEN		5
 
 /**
  * typedef marker_probe_func - a probe connected to a marker
@@ -65,12 +85,33 @@ typedef void marker_probe_func(void *probe_private, void *call_private,
 			       const char *fmt, va_list *args);
 
 /**
+ * typedef marker_fast_probe_func - a probe called with the site's arguments
+ * @probe_private: the data given to marker_probe_register_fast()
+ * @call_private: the data given by the site (MARK_PRIVATE()), or NULL
+ * @marker: the site's marker; its @format gives the types of the arguments
+ *	and its @name the marker's name
+ * @...: the site's arguments, in the order and with the types of the format
+ *
+ * The probe type to prefer: it is called with the arguments as the site
+ * passed them, without a va_list built for it. Fetch them with
+ * va_start(args, marker) and va_arg(), or hand them on to a v*printf()
+ * function with @marker->format. Runs with preemption disabled: it must
+ * not sleep.
+ */
+typedef void marker_fast_probe_func(void *probe_private, void *call_private,
+				    const struct marker *marker, ...);
+
+/**
  * struct marker_probe - a connected probe
- * @func: the probe
+ * @func: the probe, if it takes a va_list; NULL otherwise
+ * @fast: the probe, if it takes variadic arguments; NULL otherwise
  * @probe_private: its data
+ *
+ * Exactly one of @func and @fast is set, and which one never changes.
  */
 struct marker_probe {
 	marker_probe_func *func;
+	marker_fast_probe_func *fast;
 	void *probe_private;
 };
 
@@ -95,6 +136,10 @@ struct marker_probes {
  * @enabled: an immediate value: 1 while the sites are on. The sites test
  *	it (patched sites as the immediate of their mov, see <asm/marker.h>);
  *	only kernel/marker.c changes it, through the immediate-values API.
+ * @nr_args: the number of arguments its sites pass
+ * @data: what its sites pass as the first argument of their call: the
+ *	@probe_private of the probe their recorded calls go straight to;
+ *	only kernel/marker.c changes it
  *
  * The sites of a MARK() are entries of __marker_sites (&struct site_entry,
  * whose key is the &struct marker). One MARK() may have several sites: the
@@ -106,11 +151,19 @@ struct marker {
 	struct marker_probes __rcu *probes;
 	struct marker_entry *entry;
 	u8 enabled;
+	u8 nr_args;
+	void *data;
 };
 
 static inline struct marker *marker_site_marker(const struct site_entry *site)
 {
 	return site_entry_key(site);
+}
+
+/* Whether an entry of __marker_sites is the call of a probe block. */
+static inline bool marker_entry_is_call(const struct site_entry *site)
+{
+	return site->size == MARKER_ENTRY_CALL;
 }
 
 /**
@@ -170,6 +223,10 @@ static inline __printf(1, 2) void __marker_check_format(const char *fmt, ...)
 #define __marker_check_name(name)					\
 	BUILD_BUG_ON(sizeof(#name) > MARKER_NAME_MAX + 1)
 
+/* A site passes at most MARKER_MAX_ARGS arguments. */
+#define __marker_check_nr_args(args...)					\
+	BUILD_BUG_ON(COUNT_ARGS(args) > MARKER_MAX_ARGS)
+
 #ifdef CONFIG_MARKERS
 
 /* The kernel's sites. */
@@ -195,55 +252,95 @@ struct marker_site_change {
 	enum marker_site_state to;
 };
 
+/**
+ * struct marker_call_change - one recorded call to retarget
+ * @site: its entry (MARKER_ENTRY_CALL)
+ * @from: the function it calls now
+ * @to: the function to call
+ */
+struct marker_call_change {
+	const struct site_entry *site;
+	void *from;
+	void *to;
+};
+
 struct imv_update;
 
+void marker_probe_iterate(void *data, void *call_private,
+			  const struct marker *marker, ...);
+
 /*
- * The architecture provides arch_marker_site(), the patched site, and for
- * kernel/marker.c arch_marker_switch(): it changes the immediate values
- * @updates (the @enabled of markers) and switches the sites @changes, all
- * in one batch, all or nothing.
+ * The architecture provides arch_marker_site(), the patched site,
+ * arch_marker_record_call(), which records the call a site's probe block
+ * has just made, and for kernel/marker.c arch_marker_switch(): it changes
+ * the immediate values @updates (the @enabled of markers), switches the
+ * sites @changes and retargets the calls @calls, all in one batch, all or
+ * nothing.
  *
  * Context: the caller holds cpus_read_lock().
  */
 #ifdef CONFIG_IMMEDIATE
 #include <asm/marker.h>
 #define __marker_site(marker)	arch_marker_site(marker)
+#define __marker_record_call(marker)	arch_marker_record_call(marker)
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
-		       const struct marker_site_change *changes, unsigned int nr_changes);
+		       const struct marker_site_change *changes, unsigned int nr_changes,
+		       const struct marker_call_change *calls, unsigned int nr_calls);
 #else
 #include <linux/immediate.h>
 #define __marker_site(marker)	__marker_plain_site(marker)
+#define __marker_record_call(marker)	__marker_no_record(marker)
 /* Without CONFIG_IMMEDIATE there are no patched sites: only the values. */
 static inline int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 				     const struct marker_site_change *changes,
-				     unsigned int nr_changes)
+				     unsigned int nr_changes,
+				     const struct marker_call_change *calls,
+				     unsigned int nr_calls)
 {
-	return nr_changes ? -EINVAL : imv_update_batch(updates, nr);
+	return nr_changes || nr_calls ? -EINVAL : imv_update_batch(updates, nr);
 }
 #endif
 
-void marker_probe_cb(const struct marker *marker, void *call_private, ...);
-
 /* The static struct marker of one MARK(), with its strings. */
-#define __MARKER_DEFINE(_name, _format)					\
+#define __MARKER_DEFINE(_name, _format, _nr_args)			\
 	static const char __mstrtab_##_name[]				\
 	__section("__markers_strings") = #_name "\0" _format;		\
 	static struct marker __marker_##_name				\
 	__section("__markers") __aligned(8) __used = {			\
 		.name = __mstrtab_##_name,				\
 		.format = &__mstrtab_##_name[sizeof(#_name)],		\
+		.nr_args = _nr_args,					\
 	}
 
-/* One marker site: @site_fn decides whether the probes are called. */
-#define __MARK(site_fn, name, call_private, format, args...)		\
+/* A site whose call is never rewritten: _MARK(). */
+static __always_inline void __marker_no_record(struct marker *marker)
+{
+}
+
+/*
+ * One marker site: @site_fn decides whether the probes are called, and
+ * @record_fn records the call. They run with preemption disabled, which is
+ * the RCU read side marker_synchronize_unregister() waits for. The call
+ * passes @data first, which only the probe it may go straight to reads; a
+ * plain load (data_race()), as kernel/marker.c only changes it while no
+ * call can take it to a probe, lets the compiler place it best.
+ */
+#define __MARK(site_fn, record_fn, name, call_private, format, args...)	\
 	do {								\
-		__MARKER_DEFINE(name, format);				\
+		__MARKER_DEFINE(name, format, COUNT_ARGS(args));	\
 		__marker_check_name(name);				\
+		__marker_check_nr_args(args);				\
 		if (0)							\
 			__marker_check_format(format, ## args);		\
-		if (site_fn(&__marker_##name))				\
-			marker_probe_cb(&__marker_##name,		\
-					call_private, ## args);		\
+		if (site_fn(&__marker_##name)) {			\
+			preempt_disable_notrace();			\
+			/* data_race(): @data, see above */		\
+			marker_probe_iterate(data_race(__marker_##name.data), \
+					     call_private, &__marker_##name, \
+					     ## args);			\
+			record_fn(&__marker_##name);			\
+			preempt_enable_notrace();			\
+		}							\
 	} while (0)
 
 /**
@@ -251,14 +348,15 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...);
  * @name: the marker's name, an identifier of the form subsystem_event
  * @format: a string literal: the printf-style format of @args, or
  *	MARK_NOARGS
- * @args: the arguments; evaluated only when a probe is connected
+ * @args: the arguments, at most MARKER_MAX_ARGS; evaluated only when a
+ *	probe is connected
  *
  * Costs one jump while no probe is connected. Must not be used in noinstr,
  * entry or NMI code, nor where RCU is not watching; in __init and __exit
  * code use _MARK().
  */
 #define MARK(name, format, args...)					\
-	__MARK(__marker_site, name, NULL, format, ## args)
+	__MARK(__marker_site, __marker_record_call, name, NULL, format, ## args)
 
 /**
  * MARK_PRIVATE() - a marker site that passes data of its own to the probes
@@ -268,7 +366,7 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...);
  * @args: the arguments
  */
 #define MARK_PRIVATE(name, call_private, format, args...)		\
-	__MARK(__marker_site, name, call_private, format, ## args)
+	__MARK(__marker_site, __marker_record_call, name, call_private, format, ## args)
 
 /**
  * _MARK() - a marker site that tests a plain variable
@@ -280,7 +378,7 @@ void marker_probe_cb(const struct marker *marker, void *call_private, ...);
  * load and a test instead of a jump, and is never rewritten.
  */
 #define _MARK(name, format, args...)					\
-	__MARK(__marker_plain_site, name, NULL, format, ## args)
+	__MARK(__marker_plain_site, __marker_no_record, name, NULL, format, ## args)
 
 /**
  * marker_enabled() - whether a marker is on
@@ -310,12 +408,17 @@ int marker_probe_register(const char *name, const char *format,
 			  __printf(3, 0) marker_probe_func *probe, void *probe_private);
 int marker_probe_unregister(const char *name, __printf(3, 0) marker_probe_func *probe,
 			    void *probe_private);
+int marker_probe_register_fast(const char *name, const char *format,
+			       marker_fast_probe_func *probe, void *probe_private);
+int marker_probe_unregister_fast(const char *name, marker_fast_probe_func *probe,
+				 void *probe_private);
 int marker_probe_unregister_private_data(__printf(3, 0) marker_probe_func *probe,
 					 void *probe_private);
 void *marker_get_private_data(const char *name, __printf(3, 0) marker_probe_func *probe,
 			      int num);
 int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data);
 int marker_get_sites(const char *name, void **code, unsigned int max);
+int marker_get_calls(const char *name, void **code, unsigned int max);
 int marker_walk_sites(marker_site_fn *fn, void *data);
 int marker_text_reserved(void *start, void *end);
 void __init marker_init(void);
@@ -344,6 +447,7 @@ static inline void marker_synchronize_unregister(void)
 #define MARK_PRIVATE(name, call_private, format, args...)		\
 	do {								\
 		__marker_check_name(name);				\
+		__marker_check_nr_args(args);				\
 		if (0) {						\
 			(void)(call_private);				\
 			__marker_check_format(format, ## args);		\
@@ -373,6 +477,20 @@ static inline int marker_probe_unregister(const char *name,
 	return -EOPNOTSUPP;
 }
 
+static inline int marker_probe_register_fast(const char *name, const char *format,
+					     marker_fast_probe_func *probe,
+					     void *probe_private)
+{
+	return -EOPNOTSUPP;
+}
+
+static inline int marker_probe_unregister_fast(const char *name,
+					       marker_fast_probe_func *probe,
+					       void *probe_private)
+{
+	return -EOPNOTSUPP;
+}
+
 static inline int marker_probe_unregister_private_data(marker_probe_func *probe,
 						       void *probe_private)
 {
@@ -392,6 +510,12 @@ static inline int marker_walk(int (*fn)(const struct marker_info *info, void *da
 }
 
 static inline int marker_get_sites(const char *name, void **code,
+				   unsigned int max)
+{
+	return 0;
+}
+
+static inline int marker_get_calls(const char *name, void **code,
 				   unsigned int max)
 {
 	return 0;

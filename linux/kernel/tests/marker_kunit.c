@@ -27,6 +27,8 @@
 
 #ifdef CONFIG_IMMEDIATE
 #include <linux/ftrace.h>
+#include <linux/unaligned.h>
+#include <asm/alternative.h>
 #include <asm/insn.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
@@ -55,6 +57,14 @@ static noinline void marker_test_fire_noargs(void)
 	MARK(marker_test_noargs, MARK_NOARGS);
 }
 
+/* MARKER_MAX_ARGS arguments of every size a format takes. */
+static noinline void marker_test_fire_max(int i, long l, u64 u, const char *s,
+					  void *p, char c, unsigned int x, short h)
+{
+	MARK(marker_test_max, "i %d l %ld u %llu s %s p %p c %c x %x h %hd",
+	     i, l, u, s, p, c, x, h);
+}
+
 static noinline void marker_test_fire_plain(int value)
 {
 	_MARK(marker_test_plain, "%d", value);
@@ -75,6 +85,28 @@ struct marker_test_probe {
 
 static struct marker_test_probe marker_test_p1, marker_test_p2;
 
+/*
+ * What a decoding probe read: the arguments of marker_test_args (the first
+ * six) or of marker_test_max (all eight), and in which order it ran.
+ */
+struct marker_test_decoded {
+	int i;
+	long l;
+	u64 u;
+	char s[16];
+	void *p;
+	char c;
+	unsigned int x;
+	short h;
+	void *call_private;
+	const char *fmt;
+	int calls;
+	int order;
+};
+
+static struct marker_test_decoded marker_test_decoded, marker_test_fast_decoded;
+static atomic_t marker_test_order;
+
 /* For markers whose format is "%d" or "value %d". */
 static void marker_test_count(void *probe_private, void *call_private,
 			      const char *fmt, va_list *args)
@@ -94,6 +126,12 @@ static void marker_test_other(void *probe_private, void *call_private,
 	marker_test_count(probe_private, call_private, fmt, args);
 }
 
+static void marker_test_fast_count(void *probe_private, void *call_private,
+				   const struct marker *marker, ...);
+static void marker_test_decode(void *probe_private, void *call_private,
+			       const char *fmt, va_list *args);
+static void marker_test_fast_decode(void *probe_private, void *call_private,
+				    const struct marker *marker, ...);
 static int marker_test_init(struct kunit *test)
 {
 	memset(&marker_test_p1, 0, sizeof(marker_test_p1));
@@ -104,6 +142,7 @@ static int marker_test_init(struct kunit *test)
 /* Disconnects what a failed or skipped case left connected. */
 static void marker_test_exit(struct kunit *test)
 {
+	static const char * const decoded[] = { "marker_test_args", "marker_test_max" };
 	void *data[] = { &marker_test_p1, &marker_test_p2, NULL };
 	unsigned int i;
 
@@ -112,7 +151,13 @@ static void marker_test_exit(struct kunit *test)
 			;
 		while (!marker_probe_unregister_private_data(marker_test_other, data[i]))
 			;
+		marker_probe_unregister_fast("marker_test_basic", marker_test_fast_count,
+					     data[i]);
 	}
+	marker_probe_unregister_private_data(marker_test_decode, &marker_test_decoded);
+	for (i = 0; i < ARRAY_SIZE(decoded); i++)
+		marker_probe_unregister_fast(decoded[i], marker_test_fast_decode,
+					     &marker_test_fast_decoded);
 	marker_synchronize_unregister();
 }
 
@@ -170,67 +215,147 @@ static void marker_disabled_calls_nothing(struct kunit *test)
 						      marker_test_count, &marker_test_p2), 0);
 }
 
-/* What marker_test_decode() read from the va_list. */
-static struct {
-	int i;
-	long l;
-	u64 u;
-	char s[16];
-	void *p;
-	char c;
-	void *call_private;
-	const char *fmt;
-	int calls;
-} marker_test_decoded;
+/* @probe_private: the struct marker_test_decoded to fill. */
+static void marker_test_decode_va(void *probe_private, const char *fmt, va_list args)
+{
+	struct marker_test_decoded *d = probe_private;
+
+	d->i = va_arg(args, int);
+	d->l = va_arg(args, long);
+	d->u = va_arg(args, u64);
+	strscpy(d->s, va_arg(args, const char *), sizeof(d->s));
+	d->p = va_arg(args, void *);
+	d->c = va_arg(args, int);
+	if (!strcmp(fmt, "i %d l %ld u %llu s %s p %p c %c x %x h %hd")) {
+		d->x = va_arg(args, unsigned int);
+		d->h = va_arg(args, int);
+	}
+	d->fmt = fmt;
+	d->calls++;
+	d->order = atomic_inc_return(&marker_test_order);
+}
 
 static void marker_test_decode(void *probe_private, void *call_private,
 			       const char *fmt, va_list *args)
 {
-	marker_test_decoded.i = va_arg(*args, int);
-	marker_test_decoded.l = va_arg(*args, long);
-	marker_test_decoded.u = va_arg(*args, u64);
-	strscpy(marker_test_decoded.s, va_arg(*args, const char *),
-		sizeof(marker_test_decoded.s));
-	marker_test_decoded.p = va_arg(*args, void *);
-	marker_test_decoded.c = va_arg(*args, int);
-	marker_test_decoded.call_private = call_private;
-	marker_test_decoded.fmt = fmt;
-	marker_test_decoded.calls++;
+	((struct marker_test_decoded *)probe_private)->call_private = call_private;
+	marker_test_decode_va(probe_private, fmt, *args);
+}
+
+static void marker_test_fast_decode(void *probe_private, void *call_private,
+				    const struct marker *marker, ...)
+{
+	va_list args;
+
+	((struct marker_test_decoded *)probe_private)->call_private = call_private;
+	va_start(args, marker);
+	marker_test_decode_va(probe_private, marker->format, args);
+	va_end(args);
+}
+
+/*
+ * Fires marker_test_max, or marker_test_args (its first six arguments),
+ * with @p as the pointer; marker_test_expect_decoded() checks them.
+ */
+static void marker_test_fire_decoded(bool max, void *p)
+{
+	atomic_set(&marker_test_order, 0);
+	if (max)
+		marker_test_fire_max(-42, LONG_MIN, 0xfedcba9876543210ULL, "hello", p, 'z',
+				     0x89abcdefU, -12345);
+	else
+		marker_test_fire_args(-42, LONG_MIN, 0xfedcba9876543210ULL, "hello", p, 'z');
+}
+
+/* @d saw what the site passed, with @p as its pointer argument. */
+static void marker_test_expect_decoded(struct kunit *test, const struct marker_test_decoded *d,
+				       const void *p, bool max)
+{
+	KUNIT_EXPECT_EQ(test, d->i, -42);
+	KUNIT_EXPECT_EQ(test, d->l, LONG_MIN);
+	KUNIT_EXPECT_EQ(test, d->u, 0xfedcba9876543210ULL);
+	KUNIT_EXPECT_STREQ(test, d->s, "hello");
+	KUNIT_EXPECT_PTR_EQ(test, d->p, p);
+	KUNIT_EXPECT_EQ(test, d->c, 'z');
+	if (max) {
+		KUNIT_EXPECT_EQ(test, d->x, 0x89abcdefU);
+		KUNIT_EXPECT_EQ(test, d->h, -12345);
+	}
 }
 
 static void marker_probe_gets_arguments(struct kunit *test)
 {
-	memset(&marker_test_decoded, 0, sizeof(marker_test_decoded));
-	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_args", NULL,
-						    marker_test_decode, NULL), 0);
-	marker_test_fire_args(-42, LONG_MIN, 0xfedcba9876543210ULL, "hello",
-			      &marker_test_decoded, 'z');
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_args",
-						      marker_test_decode, NULL), 0);
+	struct marker_test_decoded *d = &marker_test_decoded;
 
-	KUNIT_EXPECT_EQ(test, marker_test_decoded.calls, 1);
-	KUNIT_EXPECT_EQ(test, marker_test_decoded.i, -42);
-	KUNIT_EXPECT_EQ(test, marker_test_decoded.l, LONG_MIN);
-	KUNIT_EXPECT_EQ(test, marker_test_decoded.u, 0xfedcba9876543210ULL);
-	KUNIT_EXPECT_STREQ(test, marker_test_decoded.s, "hello");
-	KUNIT_EXPECT_PTR_EQ(test, marker_test_decoded.p, (void *)&marker_test_decoded);
-	KUNIT_EXPECT_EQ(test, marker_test_decoded.c, 'z');
-	KUNIT_EXPECT_PTR_EQ(test, marker_test_decoded.call_private,
-			    (void *)&marker_test_cookie);
-	KUNIT_EXPECT_STREQ(test, marker_test_decoded.fmt,
-			   "i %d l %ld u %llu s %s p %p c %c");
+	memset(d, 0, sizeof(*d));
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_args", NULL,
+						    marker_test_decode, d), 0);
+	marker_test_fire_decoded(false, d);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_args",
+						      marker_test_decode, d), 0);
+
+	KUNIT_EXPECT_EQ(test, d->calls, 1);
+	marker_test_expect_decoded(test, d, d, false);
+	KUNIT_EXPECT_PTR_EQ(test, d->call_private, (void *)&marker_test_cookie);
+	KUNIT_EXPECT_STREQ(test, d->fmt, "i %d l %ld u %llu s %s p %p c %c");
 }
 
-static void marker_noargs_format(struct kunit *test)
+/*
+ * A fast probe alone, then with a va_list probe registered after it, then
+ * before it: each gets the exact arguments, in registration order, on a
+ * marker of six arguments and on one of MARKER_MAX_ARGS.
+ */
+static void marker_test_fast_and_va(struct kunit *test, const char *name, bool max)
 {
-	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_noargs", MARK_NOARGS,
-						    marker_test_count, &marker_test_p1), 0);
-	marker_test_fire_noargs();
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_noargs",
-						      marker_test_count, &marker_test_p1), 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
-	KUNIT_EXPECT_STREQ(test, marker_test_p1.fmt, MARK_NOARGS);
-	KUNIT_EXPECT_PTR_EQ(test, marker_test_p1.call_private, NULL);
+	struct marker_test_decoded *va = &marker_test_decoded;
+	struct marker_test_decoded *fast = &marker_test_fast_decoded;
+	const char *fmt = max ? "i %d l %ld u %llu s %s p %p c %c x %x h %hd" :
+				"i %d l %ld u %llu s %s p %p c %c";
+	marker_fast_probe_func *fast_fn = marker_test_fast_decode;
+	unsigned int round;
+
+	memset(va, 0, sizeof(*va));
+	memset(fast, 0, sizeof(*fast));
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast_fn, fast), 0);
+	for (round = 0; round < 3; round++) {
+		if (round == 1)
+			KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_decode,
+								    va), 0);
+		if (round == 2) {
+			/* The fast probe goes last. */
+			KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast_fn, fast), 0);
+			KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast_fn, fast),
+					0);
+		}
+		marker_test_fire_decoded(max, fast);
+		KUNIT_EXPECT_EQ_MSG(test, fast->calls, round + 1, "%s round %u", name, round);
+		marker_test_expect_decoded(test, fast, fast, max);
+		KUNIT_EXPECT_STREQ(test, fast->fmt, fmt);
+		KUNIT_EXPECT_PTR_EQ(test, fast->call_private,
+				    max ? NULL : (void *)&marker_test_cookie);
+		if (!round)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, va->calls, round, "%s round %u", name, round);
+		marker_test_expect_decoded(test, va, fast, max);
+		KUNIT_EXPECT_STREQ(test, va->fmt, fmt);
+		/* Round 1: fast, then va_list; round 2: the other way. */
+		KUNIT_EXPECT_EQ(test, fast->order, round == 1 ? 1 : 2);
+		KUNIT_EXPECT_EQ(test, va->order, round == 1 ? 2 : 1);
+	}
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 2);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_decode, va), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast_fn, fast), 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_synchronize_unregister();
+	marker_test_fire_decoded(max, fast);
+	KUNIT_EXPECT_EQ(test, fast->calls, 3);
+	KUNIT_EXPECT_EQ(test, va->calls, 2);
+}
+
+static void marker_fast_probe_gets_arguments(struct kunit *test)
+{
+	marker_test_fast_and_va(test, "marker_test_args", false);
+	marker_test_fast_and_va(test, "marker_test_max", true);
 }
 
 /* Fires @n times, then checks both probes' counts and what they saw. */
@@ -275,6 +400,69 @@ static void marker_probe_transitions(struct kunit *test)
 	marker_synchronize_unregister();
 	marker_test_fire_expect(test, 13, 12, 18);
 	KUNIT_EXPECT_FALSE(test, marker_test_find(test, name).info.enabled);
+}
+
+/* A fast probe counts like marker_test_count(), for markers of one int. */
+static void marker_test_fast_count(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
+{
+	struct marker_test_probe *p = probe_private;
+	va_list args;
+
+	p->call_private = call_private;
+	p->fmt = marker->format;
+	va_start(args, marker);
+	p->last = va_arg(args, int);
+	va_end(args);
+	atomic_inc(&p->calls);
+}
+
+/* Bad input to the fast API: a clear error, and nothing changed. */
+static void marker_fast_register_errors(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+
+	KUNIT_EXPECT_EQ(test, marker_probe_register_fast(name, NULL, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_register_fast(NULL, NULL, marker_test_fast_count,
+							 NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_register_fast("1abc", NULL, marker_test_fast_count,
+							 NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_probe_register_fast(name, "%s", marker_test_fast_count,
+							 &marker_test_p1), -EPERM);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_fast_count,
+							   &marker_test_p1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, NULL, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_test_fire_expect(test, 2, 0, 0);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_fast_count,
+							 &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_fast_count,
+							 &marker_test_p1), -EBUSY);
+	/* The va_list API does not know fast probes: not connected there. */
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_private_data(marker_test_count,
+								   &marker_test_p1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_test_fire_expect(test, 3, 3, 0);
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_p1.call_private, NULL);
+	KUNIT_EXPECT_STREQ(test, marker_test_p1.fmt, "%d");
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_fast_count,
+							   &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	marker_test_fire_expect(test, 2, 3, 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+}
+
+static void marker_noargs_format(struct kunit *test)
+{
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_noargs", MARK_NOARGS,
+						    marker_test_count, &marker_test_p1), 0);
+	marker_test_fire_noargs();
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_noargs",
+						      marker_test_count, &marker_test_p1), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_STREQ(test, marker_test_p1.fmt, MARK_NOARGS);
+	KUNIT_EXPECT_PTR_EQ(test, marker_test_p1.call_private, NULL);
 }
 
 /* _MARK() has no patched site, yet calls its probes. */
@@ -746,7 +934,53 @@ static void marker_module_init_text(struct kunit *test)
  * marker_synchronize_unregister()), and the sites stay on, byte for byte,
  * without probes, until a later switch turns them off.
  */
-static void marker_switch_off_fails(struct kunit *test)
+#ifdef CONFIG_IMMEDIATE
+/* Every recorded call of @name, if it has any, goes to @fn. */
+static void marker_test_expect_calls(struct kunit *test, const char *name, void *fn)
+{
+	void *dest = callthunks_translate_call_dest(fn);
+	void *calls[4];
+	int i, n;
+
+	n = marker_get_calls(name, calls, ARRAY_SIZE(calls));
+	for (i = 0; i < min_t(int, n, ARRAY_SIZE(calls)); i++) {
+		u8 *call = calls[i];
+		void *to = call + CALL_INSN_SIZE + get_unaligned((s32 *)(call + 1));
+
+		KUNIT_EXPECT_EQ(test, call[0], CALL_INSN_OPCODE);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, to, dest, "%s: call at %pS goes to %ps, not %ps",
+					name, call, to, fn);
+	}
+}
+#else
+static void marker_test_expect_calls(struct kunit *test, const char *name, void *fn)
+{
+	KUNIT_EXPECT_EQ(test, marker_get_calls(name, NULL, 0), 0);
+}
+#endif
+
+/* Connects a counting probe to @name, a fast one if @fast. */
+static int marker_test_connect(const char *name, bool fast, struct marker_test_probe *p)
+{
+	if (fast)
+		return marker_probe_register_fast(name, "%d", marker_test_fast_count, p);
+	return marker_probe_register(name, "%d", marker_test_count, p);
+}
+
+static int marker_test_disconnect(const char *name, bool fast, struct marker_test_probe *p)
+{
+	if (fast)
+		return marker_probe_unregister_fast(name, marker_test_fast_count, p);
+	return marker_probe_unregister(name, marker_test_count, p);
+}
+
+/*
+ * Every allocation of switching the sites off fails in turn: the probe is
+ * disconnected all the same and never called again, the sites stay on, and
+ * the next switch goes on from there. A fast probe's calls went straight to
+ * it: they go back to the iterator even then.
+ */
+static void marker_test_switch_off_fails(struct kunit *test, bool fast)
 {
 	const char *name = "marker_test_basic";
 	u8 before[12], after[12];
@@ -756,19 +990,19 @@ static void marker_switch_off_fails(struct kunit *test)
 
 	marker_get_sites(name, &code, 1);
 	for (nth = 1; ; nth++) {
-		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
-							    &marker_test_p1), 0);
+		KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast, &marker_test_p1), 0);
 		if (code)
 			memcpy(before, code, sizeof(before));
 		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
 		kunit_fail_nth_alloc(nth);
-		ret = marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+		ret = marker_test_disconnect(name, fast, &marker_test_p1);
 		kunit_deactivate_static_stub(test, marker_alloc);
 		if (!kunit_nth_alloc_failed())
 			break;
 
 		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
 		KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+		marker_test_expect_calls(test, name, marker_probe_iterate);
 		marker_synchronize_unregister();
 		atomic_set(&marker_test_p1.calls, 0);
 		marker_test_fire_basic(nth);
@@ -778,10 +1012,10 @@ static void marker_switch_off_fails(struct kunit *test)
 			KUNIT_EXPECT_MEMEQ(test, after, before, sizeof(before));
 		}
 		/* Armed without probes: the next switch goes on from there. */
-		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
-							    &marker_test_p1), 0);
-		KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
-							      &marker_test_p1), 0);
+		KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast, &marker_test_p1), 0);
+		marker_test_expect_calls(test, name, fast ? (void *)marker_test_fast_count :
+							    (void *)marker_probe_iterate);
+		KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast, &marker_test_p1), 0);
 	}
 	KUNIT_EXPECT_GT_MSG(test, nth, 1, "switching the sites off allocated nothing");
 	KUNIT_EXPECT_EQ(test, ret, 0);
@@ -789,6 +1023,16 @@ static void marker_switch_off_fails(struct kunit *test)
 	atomic_set(&marker_test_p1.calls, 0);
 	marker_test_fire_basic(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
+}
+
+static void marker_switch_off_fails(struct kunit *test)
+{
+	marker_test_switch_off_fails(test, false);
+}
+
+static void marker_fast_switch_off_fails(struct kunit *test)
+{
+	marker_test_switch_off_fails(test, true);
 }
 
 /* --- concurrency ---------------------------------------------------------- */
@@ -1052,7 +1296,11 @@ static void marker_test_wait_fires(atomic_long_t *fires, long n)
  */
 static void marker_probe_module_unload(struct kunit *test)
 {
-	char **load = (char *[]){ "/sbin/modprobe", "marker_kunit_mod", "probe=1", NULL };
+	char **loads[] = {
+		(char *[]){ "/sbin/modprobe", "marker_kunit_mod", "probe=1", NULL },
+		(char *[]){ "/sbin/modprobe", "marker_kunit_mod", "probe=1", "fast=1", NULL },
+	};
+	char **load = loads[0];
 	char **unload = (char *[]){ "/sbin/rmmod", "marker_kunit_mod", NULL };
 	unsigned int reloads = kunit_stress_volume(MARKER_PROBE_MODULE_RELOADS);
 	struct task_struct *firers[MARKER_FIRERS];
@@ -1074,7 +1322,9 @@ static void marker_probe_module_unload(struct kunit *test)
 		}
 	}
 	/* The firers use this stack frame: no assertion until they stop. */
+	/* Every other load connects a fast probe, which the sites call straight. */
 	for (i = 0; i < reloads && !ret; i++) {
+		load = loads[i % ARRAY_SIZE(loads)];
 		calls = atomic_long_read(&marker_kunit_probe_calls);
 		ret = kunit_run_program(load);
 		if (ret)
@@ -1169,6 +1419,70 @@ static void marker_site_layout(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_basic",
 						      marker_test_count, &marker_test_p1), 0);
 	marker_test_expect_off(test, &site);
+}
+
+/*
+ * The recorded call of a site goes straight to the only probe while it is
+ * a fast one, and to the iterator otherwise, with the data of that probe;
+ * _MARK() sites have none.
+ */
+static void marker_direct_call(struct kunit *test)
+{
+	marker_fast_probe_func *fast = marker_test_fast_count;
+	const char *name = "marker_test_basic";
+	struct marker_test_site site;
+	unsigned long gp;
+	void *code;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites(name, &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	KUNIT_ASSERT_EQ(test, marker_get_calls(name, NULL, 0), 1);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+
+	/* 0 -> 1 fast: on, straight to the probe */
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p1), 0);
+	marker_test_expect_on(test, &site);
+	marker_test_expect_calls(test, name, fast);
+	marker_test_fire_expect(test, 4, 4, 0);
+	/* 1 -> 2: the iterator calls both */
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_fire_expect(test, 4, 8, 4);
+	/* 2 -> 1 fast: straight again */
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, fast);
+	marker_test_fire_expect(test, 4, 12, 4);
+	/*
+	 * The same probe with other data: the iterator, then straight with it,
+	 * once a grace period has passed since the sites' data changed.
+	 */
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_fire_expect(test, 4, 16, 8);
+	gp = get_state_synchronize_rcu();
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p1), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, poll_state_synchronize_rcu(gp),
+			      "the calls went straight to the probe with new data at once");
+	marker_test_expect_calls(test, name, fast);
+	marker_test_fire_expect(test, 4, 16, 12);
+	/* 1 -> 0: off, back to the iterator */
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p2), 0);
+	marker_test_expect_off(test, &site);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_synchronize_unregister();
+	marker_test_fire_expect(test, 4, 16, 12);
+	/* A va_list probe alone goes through the iterator. */
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_fire_expect(test, 4, 20, 12);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+
+	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_plain", NULL, 0), 0);
+	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_noargs", NULL, 0), 1);
 }
 
 /* 4^5 = 1024 inlined copies of one MARK(): 1024 sites of one marker. */
@@ -1771,6 +2085,8 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_disabled_calls_nothing),
 	KUNIT_CASE(marker_probe_gets_arguments),
 	KUNIT_CASE(marker_noargs_format),
+	KUNIT_CASE(marker_fast_probe_gets_arguments),
+	KUNIT_CASE(marker_fast_register_errors),
 	KUNIT_CASE(marker_probe_transitions),
 	KUNIT_CASE(marker_plain_site_calls),
 	KUNIT_CASE(marker_enabled_guard),
@@ -1781,6 +2097,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
 	KUNIT_CASE(marker_switch_off_fails),
+	KUNIT_CASE(marker_fast_switch_off_fails),
 	KUNIT_CASE(marker_synchronize_waits),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
 	KUNIT_CASE_SLOW(marker_module_race),
@@ -1788,6 +2105,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_SLOW(marker_probe_module_unload),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
+	KUNIT_CASE(marker_direct_call),
 	KUNIT_CASE(marker_batch_1024_sites),
 	KUNIT_CASE(marker_kprobe_refused),
 	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),

@@ -6,7 +6,8 @@
  * unloads and reloads it; with fire=N, N kthreads of the module fire its
  * sites from load to unload, so that the suite can unload it while they do.
  * With probe=1 the module is a probe module instead: it connects a probe
- * to the suite's marker_test_probe_module from init to exit.
+ * to the suite's marker_test_probe_module from init to exit, a fast one
+ * (which the marker's sites call straight) with fast=1.
  */
 
 #include <linux/kthread.h>
@@ -22,6 +23,10 @@ MODULE_PARM_DESC(fire, "kthreads firing the module's sites until it unloads");
 static bool probe;
 module_param(probe, bool, 0444);
 MODULE_PARM_DESC(probe, "connect a probe to marker_test_probe_module until unloaded");
+
+static bool fast;
+module_param(fast, bool, 0444);
+MODULE_PARM_DESC(fast, "with probe=1, connect a fast probe rather than a va_list one");
 
 #define MARKER_KUNIT_MOD_FIRERS	4
 
@@ -70,6 +75,32 @@ static void marker_kunit_mod_probe(void *probe_private, void *call_private,
 	atomic_long_inc(&marker_kunit_probe_calls);
 }
 
+static void marker_kunit_mod_fast_probe(void *probe_private, void *call_private,
+					const struct marker *marker, ...)
+{
+	atomic_long_inc(&marker_kunit_probe_calls);
+}
+
+static int marker_kunit_mod_connect(void)
+{
+	const char *name = "marker_test_probe_module";
+
+	if (fast)
+		return marker_probe_register_fast(name, "%d", marker_kunit_mod_fast_probe, NULL);
+	return marker_probe_register(name, "%d", marker_kunit_mod_probe, NULL);
+}
+
+static void marker_kunit_mod_disconnect(void)
+{
+	const char *name = "marker_test_probe_module";
+
+	if (fast)
+		marker_probe_unregister_fast(name, marker_kunit_mod_fast_probe, NULL);
+	else
+		marker_probe_unregister(name, marker_kunit_mod_probe, NULL);
+	marker_synchronize_unregister();
+}
+
 static int __init marker_kunit_mod_init(void)
 {
 	unsigned int i;
@@ -78,8 +109,7 @@ static int __init marker_kunit_mod_init(void)
 	marker_kunit_mod_init_text = marker_kunit_mod_init;
 	marker_kunit_mod_fire_inline(MARKER_KUNIT_MOD_INIT_VALUE);
 	if (probe) {
-		ret = marker_probe_register("marker_test_probe_module", "%d",
-					    marker_kunit_mod_probe, NULL);
+		ret = marker_kunit_mod_connect();
 		if (ret)
 			return ret;
 	}
@@ -95,10 +125,8 @@ static int __init marker_kunit_mod_init(void)
 	return 0;
 
 out_probe:
-	if (probe) {
-		marker_probe_unregister("marker_test_probe_module", marker_kunit_mod_probe, NULL);
-		marker_synchronize_unregister();
-	}
+	if (probe)
+		marker_kunit_mod_disconnect();
 	return ret;
 }
 
@@ -109,10 +137,8 @@ static void __exit marker_kunit_mod_exit(void)
 	for (i = 0; i < MARKER_KUNIT_MOD_FIRERS; i++)
 		if (firers[i])
 			kthread_stop(firers[i]);
-	if (probe) {
-		marker_probe_unregister("marker_test_probe_module", marker_kunit_mod_probe, NULL);
-		marker_synchronize_unregister();
-	}
+	if (probe)
+		marker_kunit_mod_disconnect();
 }
 
 module_init(marker_kunit_mod_init);

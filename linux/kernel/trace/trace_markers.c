@@ -47,14 +47,16 @@ static DEFINE_MUTEX(trace_markers_mutex);
 static LIST_HEAD(trace_markers_on);	/* under trace_markers_mutex */
 
 /* The probe of every marker switched on here: one event per hit. */
-static __printf(3, 0)
-void trace_marker_probe(void *probe_private, void *call_private,
-			const char *fmt, va_list *args)
+static void trace_marker_probe(void *probe_private, void *call_private,
+			       const struct marker *marker, ...)
 {
 	struct trace_marker_on *on = probe_private;
 	char message[MARKER_HIT_MAX];
+	va_list args;
 
-	vsnprintf(message, sizeof(message), fmt, *args);
+	va_start(args, marker);
+	vsnprintf(message, sizeof(message), marker->format, args);
+	va_end(args);
 	trace_marker_hit(on->name, message);
 }
 
@@ -108,7 +110,7 @@ static int trace_marker_switch_on(const char *name)
 		if (ret)
 			goto out_free;
 	}
-	ret = marker_probe_register(name, NULL, trace_marker_probe, on);
+	ret = marker_probe_register_fast(name, NULL, trace_marker_probe, on);
 	if (ret)
 		goto out_event;
 	list_add_tail(&on->list, &trace_markers_on);
@@ -136,7 +138,7 @@ static int trace_marker_switch_off(const char *name)
 	 * off (they stay on without probes): the marker is off here, and the
 	 * writer gets the error.
 	 */
-	ret = marker_probe_unregister(name, trace_marker_probe, on);
+	ret = marker_probe_unregister_fast(name, trace_marker_probe, on);
 	WARN_ON_ONCE(ret == -ENOENT);
 	list_del(&on->list);
 	marker_synchronize_unregister();

@@ -116,6 +116,57 @@ static void bench_empty_probe(void *probe_private, void *call_private,
 {
 }
 
+static void bench_empty_fast_probe(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
+{
+}
+
+/* Where bench_check_probe() was called from. */
+struct bench_check {
+	void *after_call;	/* the return address of a site's own call */
+	unsigned long direct;	/* calls from there */
+	unsigned long other;	/* calls from anywhere else: the iterator */
+};
+
+/* A fast probe that counts whether the site called it straight. */
+static noinline void bench_check_probe(void *probe_private, void *call_private,
+				       const struct marker *marker, ...)
+{
+	struct bench_check *c = probe_private;
+
+	if (__builtin_return_address(0) == c->after_call)
+		c->direct++;
+	else
+		c->other++;
+}
+
+/*
+ * One fast probe: bench_mark_on's site must call it straight, never
+ * through marker_probe_iterate(). Prints the calls of either kind.
+ */
+static void bench_check_direct(unsigned int n)
+{
+	struct bench_check c = {};
+	void *call;
+	unsigned int i;
+
+	if (marker_get_calls("bench_mark_on", &call, 1) != 1) {
+		bench_result("enabled.mark_1fast.call_missing", 1, "-");
+		return;
+	}
+	c.after_call = call + MARKER_CALL_LEN;
+	if (marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c)) {
+		bench_result("enabled.mark_1fast.check_failed", 1, "-");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		bench_mark_on(i);
+	marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c);
+	marker_synchronize_unregister();
+	bench_result("enabled.mark_1fast.direct", c.direct, "calls");
+	bench_result("enabled.mark_1fast.via_iterator", c.other, "calls");
+}
+
 static void bench_empty_tp_probe(void *data, int v)
 {
 }
@@ -243,6 +294,18 @@ static void bench_hits(unsigned int n)
 	bench_hit("disabled.static_branch", bench_static_branch, n, base);
 	bench_hit("disabled.tracepoint", bench_tracepoint, n, base);
 
+	bench_check_direct(BENCH_CHUNK);
+	if (!marker_probe_register_fast("bench_mark_on", "%d", bench_empty_fast_probe, NULL)) {
+		bench_hit("enabled.mark_1fast", bench_mark_on, n, base);
+		if (!marker_probe_register_fast("bench_mark_on", "%d", bench_empty_fast_probe,
+						&smoke)) {
+			bench_hit("enabled.mark_2fast", bench_mark_on, n, base);
+			marker_probe_unregister_fast("bench_mark_on", bench_empty_fast_probe,
+						     &smoke);
+		}
+		marker_probe_unregister_fast("bench_mark_on", bench_empty_fast_probe, NULL);
+		marker_synchronize_unregister();
+	}
 	if (!marker_probe_register("bench_mark_on", "%d", bench_empty_probe, NULL)) {
 		bench_hit("enabled.mark_1probe", bench_mark_on, n, base);
 		if (!marker_probe_register("bench_mark_on", "%d", bench_empty_probe, &smoke)) {
@@ -254,6 +317,10 @@ static void bench_hits(unsigned int n)
 	}
 	if (!register_trace_markers_bench_tp(bench_empty_tp_probe, NULL)) {
 		bench_hit("enabled.tracepoint_1probe", bench_tracepoint, n, base);
+		if (!register_trace_markers_bench_tp(bench_empty_tp_probe, &smoke)) {
+			bench_hit("enabled.tracepoint_2probes", bench_tracepoint, n, base);
+			unregister_trace_markers_bench_tp(bench_empty_tp_probe, &smoke);
+		}
 		unregister_trace_markers_bench_tp(bench_empty_tp_probe, NULL);
 		tracepoint_synchronize_unregister();
 	}

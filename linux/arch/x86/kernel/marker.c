@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * x86-64 marker sites: the bytes of the jump slot in each state (see
- * <linux/marker.h>), switched in the same batch as the immediate values
- * that the sites' mov instructions hold. The policy lives in kernel/marker.c.
+ * <linux/marker.h>) and of the recorded calls of probe blocks, switched in
+ * the same batch as the immediate values that the sites' mov instructions
+ * hold. The policy lives in kernel/marker.c.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -12,6 +13,7 @@
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
+#include <asm/alternative.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
@@ -19,6 +21,9 @@
 #define MARKER_JNE8_LEN		8	/* slot, mov, test, jne rel8 */
 #define MARKER_JNE32_LEN	12	/* slot, mov, test, jne rel32 */
 #define JNE8_OPCODE		0x75
+
+/* Switches of at most this many slots and calls need no allocation. */
+#define MARKER_STACK_POKES	8
 
 static const u8 marker_nop2[] = { 0x66, 0x90 };
 
@@ -85,29 +90,64 @@ static int marker_slot_poke(const struct marker_site_change *change,
 	return 0;
 }
 
+/* "call @target" at @insn, as the kernel runs it (call depth tracking). */
+static void marker_call_bytes(const u8 *insn, void *target, u8 *bytes)
+{
+	void *dest = callthunks_translate_call_dest(target);
+	s32 rel = (long)dest - (long)(insn + MARKER_CALL_LEN);
+
+	bytes[0] = CALL_INSN_OPCODE;
+	put_unaligned(rel, (s32 *)(bytes + 1));
+}
+
+/*
+ * The poke that retargets the call of @change. False if the text does not
+ * hold that call: the compiler placed something else before the point the
+ * site recorded, which is then never rewritten, and the site goes on
+ * calling marker_probe_iterate().
+ */
+static bool marker_call_poke(const struct marker_call_change *change,
+			     struct poke_site *poke)
+{
+	u8 *insn = site_entry_code(change->site);
+
+	poke->addr = insn;
+	poke->len = MARKER_CALL_LEN;
+	marker_call_bytes(insn, change->from, poke->old);
+	marker_call_bytes(insn, change->to, poke->new);
+	return !memcmp(insn, poke->old, MARKER_CALL_LEN);
+}
+
 /**
- * arch_marker_switch() - switch marker sites and their immediate values
+ * arch_marker_switch() - switch marker sites, their calls and immediate values
  * @updates: the new @enabled of markers
  * @nr: how many
  * @changes: the sites, each with the state it is in and the one to put it in
  * @nr_changes: how many
+ * @calls: the recorded calls to retarget
+ * @nr_calls: how many
  *
- * The slots that change and every mov site of @updates are rewritten in one
- * batch of imv_update_batch_pokes().
+ * The slots and calls that change and every mov site of @updates are
+ * rewritten in one batch of imv_update_batch_pokes(), or of
+ * poke_sites_apply() without @updates. A recorded call that does not hold
+ * @from is left alone. Nothing is allocated for a switch of at most
+ * MARKER_STACK_POKES slots and calls without @updates.
  *
  * Context: process context; the caller holds cpus_read_lock().
  * Return: 0; -EINVAL for a site that does not look like one; -ENOMEM; or
- * the error of imv_update_batch_pokes(). On error nothing has changed.
+ * the error of imv_update_batch_pokes() or poke_sites_apply(). On error
+ * nothing has changed.
  */
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
-		       const struct marker_site_change *changes, unsigned int nr_changes)
+		       const struct marker_site_change *changes, unsigned int nr_changes,
+		       const struct marker_call_change *calls, unsigned int nr_calls)
 {
-	struct poke_site *pokes = NULL;
+	struct poke_site stack[MARKER_STACK_POKES], *pokes = stack;
 	unsigned int i, n = 0;
-	int ret;
+	int ret = 0;
 
-	if (nr_changes) {
-		pokes = marker_alloc(array_size(nr_changes, sizeof(*pokes)));
+	if (nr_changes + nr_calls > ARRAY_SIZE(stack)) {
+		pokes = marker_alloc(array_size(nr_changes + nr_calls, sizeof(*pokes)));
 		if (!pokes)
 			return -ENOMEM;
 	}
@@ -118,8 +158,14 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		if (memcmp(pokes[n].old, pokes[n].new, MARKER_SLOT_LEN))
 			n++;
 	}
-	ret = imv_update_batch_pokes(updates, nr, pokes, n);
+	for (i = 0; i < nr_calls; i++)
+		n += marker_call_poke(&calls[i], &pokes[n]);
+	if (nr)
+		ret = imv_update_batch_pokes(updates, nr, pokes, n);
+	else if (n)
+		ret = poke_sites_apply(pokes, n);
 out_free:
-	kvfree(pokes);
+	if (pokes != stack)
+		kvfree(pokes);
 	return ret;
 }

@@ -3,10 +3,11 @@
  * Batched rewriting of instruction sites on a live SMP kernel, without
  * stop_machine(): the int3 bypass.
  *
- * Immediate values and markers change two kinds of small instructions while
- * other CPUs run them: the immediate of "mov $imm, %reg" and the 2-byte jump
- * slot in front of a marker. poke_sites_apply() rewrites a whole batch of
- * them with three rounds of core serialization, whatever the batch size.
+ * Immediate values and markers change three kinds of small instructions
+ * while other CPUs run them: the immediate of "mov $imm, %reg", the 2-byte
+ * jump slot in front of a marker and the call of a marker's probe block.
+ * poke_sites_apply() rewrites a whole batch of them with three rounds of
+ * core serialization, whatever the batch size.
  *
  * It follows the protocol of text_poke_bp_batch() but cannot use it: that
  * one only knows how to emulate jumps, calls and NOPs, and BUGs on "mov".
@@ -28,6 +29,8 @@
 #include <linux/perf_event.h>
 #include <linux/sort.h>
 
+#include <linux/unaligned.h>
+
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
@@ -35,6 +38,7 @@
 enum poke_emulate {
 	POKE_EMULATE_MOV = 1,	/* set @reg to @value, continue after the site */
 	POKE_EMULATE_JMP,	/* continue at @value */
+	POKE_EMULATE_CALL,	/* push the return address, continue at @value */
 };
 
 #define NOP2_INSN_BYTE0		0x66
@@ -82,7 +86,7 @@ struct poke_shape {
 	u8 reg;			/* MOV: register number, REX.B included */
 	u8 size;		/* MOV: immediate size */
 	u8 opcode_len;		/* MOV: bytes before the immediate */
-	unsigned long value;	/* MOV: immediate; JMP: offset from the site */
+	unsigned long value;	/* MOV: immediate; JMP, CALL: offset from the site */
 };
 
 static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
@@ -145,9 +149,20 @@ static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape 
 	return true;
 }
 
+/* Decodes "call rel32". */
+static bool poke_decode_call(const u8 *insn, unsigned int len, struct poke_shape *shape)
+{
+	if (len != CALL_INSN_SIZE || insn[0] != CALL_INSN_OPCODE)
+		return false;
+	shape->emulate = POKE_EMULATE_CALL;
+	shape->value = CALL_INSN_SIZE + (long)get_unaligned((s32 *)(insn + 1));
+	return true;
+}
+
 static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
-	return poke_decode_jump_slot(insn, len, shape) || poke_decode_mov(insn, len, shape);
+	return poke_decode_jump_slot(insn, len, shape) || poke_decode_mov(insn, len, shape) ||
+	       poke_decode_call(insn, len, shape);
 }
 
 /*
@@ -238,6 +253,10 @@ static __always_inline void poke_site_emulate(const struct poke_site *site,
 
 	if (site->emulate == POKE_EMULATE_JMP) {
 		int3_emulate_jmp(regs, site->value);
+		return;
+	}
+	if (site->emulate == POKE_EMULATE_CALL) {
+		int3_emulate_call(regs, site->value);
 		return;
 	}
 

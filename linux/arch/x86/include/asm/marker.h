@@ -3,13 +3,16 @@
 #define _ASM_X86_MARKER_H
 
 /*
- * x86-64 marker sites (see <linux/marker.h> for the bytes in each state).
- * Included by <linux/marker.h> with CONFIG_IMMEDIATE, never directly.
+ * x86-64 marker sites (see <linux/marker.h> for the bytes in each state)
+ * and the calls of their probe blocks. Included by <linux/marker.h> with
+ * CONFIG_IMMEDIATE, never directly.
  */
 
+#include <linux/compiler.h>
 #include <linux/immediate.h>
 #include <linux/objtool.h>
 #include <linux/site_table.h>
+#include <linux/stringify.h>
 #include <linux/types.h>
 
 struct marker;
@@ -41,6 +44,29 @@ static __always_inline bool arch_marker_site(struct marker *marker)
 	return false;
 l_on:
 	return true;
+}
+
+/*
+ * Records the call that the probe block of a site of @marker has just
+ * made, as MARKER_ENTRY_CALL in __marker_sites: the 5 bytes before this
+ * point, which must be "call marker_probe_iterate". kernel/marker.c points
+ * it at the marker's only probe while that is a fast one. The call itself
+ * is the compiler's, so that it knows the call may reach any function a
+ * probe could be; this empty asm, unique to @marker, also keeps the
+ * compiler from sharing the call with another site's block. A recorded
+ * call that is not what it should be is never rewritten (see
+ * arch_marker_switch()). The call is no indirect branch target.
+ */
+static __always_inline void arch_marker_record_call(struct marker *marker)
+{
+	asm volatile("1:\n\t"
+		     ".pushsection .discard.noendbr\n\t"
+		     ".long 1b - " __stringify(MARKER_CALL_LEN) "\n\t"
+		     ".popsection\n\t"
+		     SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b - " __stringify(MARKER_CALL_LEN),
+				    "%c0", __stringify(MARKER_CALL_LEN),
+				    __stringify(MARKER_ENTRY_CALL))
+		     : : "i" (marker));
 }
 
 #endif /* _ASM_X86_MARKER_H */

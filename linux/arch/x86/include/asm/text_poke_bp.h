@@ -16,11 +16,12 @@
  * @emulate: filled in by poke_sites_apply(): how the int3 handler runs @new
  * @reg: for "mov $imm, %reg", the index of %reg in struct pt_regs
  * @size: for "mov $imm, %reg", the immediate's size in bytes
- * @value: the immediate of "mov", or the target of a jump
+ * @value: the immediate of "mov", or the target of a jump or call
  *
- * A site is either "mov $imm, %reg" (opcodes b0-bf, optional 0x66 and REX
- * prefixes; @old and @new differ only in the immediate) or a 2-byte jump
- * slot ("jmp rel8" or the 2-byte NOP "66 90", in any combination).
+ * A site is "mov $imm, %reg" (opcodes b0-bf, optional 0x66 and REX
+ * prefixes; @old and @new differ only in the immediate), a 2-byte jump
+ * slot ("jmp rel8" or the 2-byte NOP "66 90", in any combination) or a
+ * "call rel32".
  */
 struct poke_site {
 	void *addr;
