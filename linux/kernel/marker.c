@@ -990,30 +990,58 @@ EXPORT_SYMBOL_GPL(marker_get_private_data);
  * The arguments of a site, for fast probes: on a 64-bit architecture every
  * argument a format can take (an int, a long, a long long, a pointer) is
  * passed in one word, and a word passed on gives the probe's va_arg() of
- * the argument's own type what the site passed.
+ * the argument's own type what the site passed. Fetches the @nr_args of
+ * @marker, zeroes the rest of the @n words a call passes on.
  */
 static void marker_fetch_args(const struct marker *marker, va_list *args,
-			      unsigned long *a)
+			      unsigned long *a, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < MARKER_MAX_ARGS; i++)
+	for (i = 0; i < n; i++)
 		a[i] = i < marker->nr_args ? va_arg(*args, unsigned long) : 0;
 }
 
 /*
- * Calls a fast probe with the site's arguments, fetched once in @a: all of
- * them in registers when the site passes at most three.
+ * The probes of a marker that has several, or a fast one the site does not
+ * call straight: a fast probe with the arguments passed on (in registers
+ * only when the site passes at most three), a va_list probe with its own
+ * copy. Out of line, so that the path of one va_list probe saves no
+ * registers for this loop.
  */
-static void marker_call_fast(const struct marker *marker, const struct marker_probe *p,
-			     marker_fast_probe_func *fast, void *call_private,
-			     const unsigned long *a)
+static noinline void marker_call_probes(const struct marker *marker,
+					const struct marker_probes *probes,
+					void *call_private, va_list *args)
 {
-	if (marker->nr_args <= 3)
-		fast(p->probe_private, call_private, marker, a[0], a[1], a[2]);
-	else
-		fast(p->probe_private, call_private, marker, a[0], a[1], a[2], a[3],
-		     a[4], a[5], a[6], a[7]);
+	unsigned int i, n = marker->nr_args <= 3 ? 3 : MARKER_MAX_ARGS;
+	unsigned long a[MARKER_MAX_ARGS];
+	bool fetched = false;
+	va_list copy;
+
+	for (i = 0; i < probes->nr; i++) {
+		const struct marker_probe *p = &probes->probe[i];
+		/* The probe or, once removed in place, the stub of its type. */
+		marker_fast_probe_func *fast = READ_ONCE(p->fast);
+		marker_probe_func *func = READ_ONCE(p->func);
+
+		if (!fast) {
+			va_copy(copy, *args);
+			func(p->probe_private, call_private, marker->format, &copy);
+			va_end(copy);
+			continue;
+		}
+		if (!fetched) {
+			va_copy(copy, *args);
+			marker_fetch_args(marker, &copy, a, n);
+			va_end(copy);
+			fetched = true;
+		}
+		if (n == 3)
+			fast(p->probe_private, call_private, marker, a[0], a[1], a[2]);
+		else
+			fast(p->probe_private, call_private, marker, a[0], a[1], a[2], a[3],
+			     a[4], a[5], a[6], a[7]);
+	}
 }
 
 /**
@@ -1024,7 +1052,8 @@ static void marker_call_fast(const struct marker *marker, const struct marker_pr
  * @...: the site's arguments, as its format gives them
  *
  * Calls every probe, in the order they were registered: a fast probe with
- * the arguments, a va_list probe with a copy of them each.
+ * the arguments, a va_list probe with a copy of them each. One va_list
+ * probe is called without walking the array.
  *
  * Context: called with preemption disabled, which is the RCU read side
  * that marker_synchronize_unregister() waits for.
@@ -1033,36 +1062,18 @@ void notrace marker_probe_iterate(void *data, void *call_private,
 				  const struct marker *marker, ...)
 {
 	const struct marker_probes *probes;
-	unsigned long a[MARKER_MAX_ARGS];
-	bool fetched = false;
-	unsigned int i;
+	marker_probe_func *func;
 	va_list args;
 
 	probes = rcu_dereference_sched(marker->probes);
 	if (unlikely(!probes))
 		return;
 	va_start(args, marker);
-	for (i = 0; i < probes->nr; i++) {
-		const struct marker_probe *p = &probes->probe[i];
-		/* The probe or, once removed in place, the stub of its type. */
-		marker_fast_probe_func *fast = READ_ONCE(p->fast);
-		marker_probe_func *func = READ_ONCE(p->func);
-		va_list copy;
-
-		if (fast) {
-			if (!fetched) {
-				va_copy(copy, args);
-				marker_fetch_args(marker, &copy, a);
-				va_end(copy);
-				fetched = true;
-			}
-			marker_call_fast(marker, p, fast, call_private, a);
-			continue;
-		}
-		va_copy(copy, args);
-		func(p->probe_private, call_private, marker->format, &copy);
-		va_end(copy);
-	}
+	func = READ_ONCE(probes->probe[0].func);
+	if (likely(probes->nr == 1 && func))
+		func(probes->probe[0].probe_private, call_private, marker->format, &args);
+	else
+		marker_call_probes(marker, probes, call_private, &args);
 	va_end(args);
 }
 EXPORT_SYMBOL(marker_probe_iterate);
