@@ -95,7 +95,7 @@ struct marker_entry {
 	bool armed;
 	marker_fast_probe_func *direct;
 	void *data;
-	unsigned long data_gp;
+	struct rcu_gp_oldstate data_gp;
 	char name[];
 };
 
@@ -172,7 +172,7 @@ static struct marker_entry *marker_entry_get(const char *name)
 	if (!e)
 		return NULL;
 	memcpy(e->name, name, len);
-	e->data_gp = get_completed_synchronize_rcu();
+	get_completed_synchronize_rcu_full(&e->data_gp);
 	hash_add(marker_names, &e->hlist, marker_hash(name));
 	return e;
 }
@@ -637,9 +637,9 @@ static void marker_entry_set_data(struct marker_entry *e, void *data)
 				if (marker_site_entry(site) == e)
 					WRITE_ONCE(marker_site_marker(site)->data, data);
 		e->data = data;
-		e->data_gp = get_state_synchronize_rcu();
+		get_state_synchronize_rcu_full(&e->data_gp);
 	}
-	cond_synchronize_rcu(e->data_gp);
+	cond_synchronize_rcu_full(&e->data_gp);
 }
 
 /* Makes every site of @e call through its current probes. */

@@ -1431,7 +1431,7 @@ static void marker_direct_call(struct kunit *test)
 	marker_fast_probe_func *fast = marker_test_fast_count;
 	const char *name = "marker_test_basic";
 	struct marker_test_site site;
-	unsigned long gp;
+	struct rcu_gp_oldstate gp;
 	void *code;
 
 	KUNIT_ASSERT_EQ(test, marker_get_sites(name, &code, 1), 1);
@@ -1461,9 +1461,9 @@ static void marker_direct_call(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_test_fire_expect(test, 4, 16, 8);
-	gp = get_state_synchronize_rcu();
+	get_state_synchronize_rcu_full(&gp);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p1), 0);
-	KUNIT_EXPECT_TRUE_MSG(test, poll_state_synchronize_rcu(gp),
+	KUNIT_EXPECT_TRUE_MSG(test, poll_state_synchronize_rcu_full(&gp),
 			      "the calls went straight to the probe with new data at once");
 	marker_test_expect_calls(test, name, fast);
 	marker_test_fire_expect(test, 4, 16, 12);
