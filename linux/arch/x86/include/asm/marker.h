@@ -8,7 +8,6 @@
  * CONFIG_IMMEDIATE, never directly.
  */
 
-#include <linux/compiler.h>
 #include <linux/immediate.h>
 #include <linux/objtool.h>
 #include <linux/site_table.h>
@@ -38,7 +37,8 @@ static __always_inline bool arch_marker_site(struct marker *marker)
 		 "	testb %%al, %%al\n\t"
 		 "	jne %l[l_on]\n\t"
 		 "3:\n\t"
-		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "3b - 1b", "0")
+		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "3b - 1b",
+				__stringify(MARKER_ENTRY_SITE))
 		 IMV_SITE_ENTRY("2b", "%c1", "2", "1")
 		 : : "i" (marker), "i" (&marker->enabled) : "eax", "cc" : l_on);
 	return false;
