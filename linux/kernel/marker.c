@@ -29,8 +29,11 @@
  *
  * The probe block of a patched site makes a recorded call
  * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
- * has one probe and that one is fast, and to marker_probe_iterate()
- * otherwise. The call passes @data of its struct
+ * has one probe and that one is fast; to marker_probe_iterate_regs() while
+ * the site is armed for several probes that are all fast and passes at
+ * most MARKER_REG_ARGS arguments; and to marker_probe_iterate(), which it
+ * was built to call, otherwise. Either is "the iterator" below: both call
+ * every probe, and neither reads @data. The call passes @data of its struct
  * marker as the probe's @probe_private, so @data and the call's target
  * must agree for a site that reads one and then makes the other: @data
  * only changes while the calls go to marker_probe_iterate(), which does
@@ -45,6 +48,10 @@
  *	1 fast -> N:	calls to the iterator, then publish the probes;
  *	N -> 1 fast:	publish, @data, wait, calls direct;
  *	1 fast -> 0:	publish NULL, disarm with the calls to the iterator.
+ *
+ * Which iterator only matters for speed: marker_probe_iterate_regs() gets
+ * the calls after the probes that are all fast are published, and gives
+ * them back before a va_list probe is.
  *
  * If that last batch fails, the calls alone are sent back to the iterator
  * without allocating (marker_entry_retreat_calls()).
@@ -81,7 +88,9 @@
  * @count: scratch counter of marker_report_table()
  * @armed: its patched sites are in MARKER_SITE_ON
  * @direct: the fast probe its recorded calls go straight to, NULL while
- *	they go to marker_probe_iterate(); set only while @armed
+ *	they go to an iterator; set only while @armed
+ * @regs: its recorded calls go to marker_probe_iterate_regs() where they
+ *	can: its probes are all fast, and not @direct; only while @armed
  * @data: the @data of its struct markers
  * @data_gp: the RCU state when @data last changed
  * @name: the name
@@ -93,6 +102,7 @@ struct marker_entry {
 	unsigned int nr_sites;
 	unsigned int count;
 	bool armed;
+	bool regs;
 	marker_fast_probe_func *direct;
 	void *data;
 	struct rcu_gp_oldstate data_gp;
@@ -381,22 +391,36 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 
 /*
  * A switch of sites: those of one entry (@e) from @from to @on, their calls
- * from @call_from to @call_to; or, with @e NULL, those of a table that
- * comes, from MARKER_SITE_BUILT (calls to marker_probe_iterate()) to the
- * state of their entries.
+ * from the target of @direct_from and @regs_from to that of @direct_to and
+ * @regs_to; or, with @e NULL, those of a table that comes, from
+ * MARKER_SITE_BUILT (calls to marker_probe_iterate()) to the state of
+ * their entries.
  */
 struct marker_switch {
 	const struct marker_entry *e;
 	enum marker_site_state from;
 	bool on;
-	void *call_from;
-	void *call_to;
+	bool regs_from;
+	bool regs_to;
+	marker_fast_probe_func *direct_from;
+	marker_fast_probe_func *direct_to;
 };
 
-/* What the recorded calls of a marker go to, @direct or the iterator. */
-static void *marker_call_target(marker_fast_probe_func *direct)
+/*
+ * What the recorded calls of the sites of @m go to: @direct, the only probe,
+ * if it is a fast one; otherwise, while they are @armed for probes that
+ * are all fast (@regs) and pass their arguments in registers,
+ * marker_probe_iterate_regs(); otherwise the function they were built to
+ * call, which is cheaper for va_list probes.
+ */
+static void *marker_call_target(const struct marker *m, bool armed, bool regs,
+				marker_fast_probe_func *direct)
 {
-	return direct ? (void *)direct : (void *)marker_probe_iterate;
+	if (direct)
+		return direct;
+	if (armed && regs && m->nr_args <= MARKER_REG_ARGS)
+		return marker_probe_iterate_regs;
+	return marker_probe_iterate;
 }
 
 /* Whether @sw switches the sites of @m, and whether it switches them on. */
@@ -461,13 +485,18 @@ struct marker_switch_plan {
 static void marker_plan_call(const struct marker_switch *sw, const struct site_entry *site,
 			     struct marker_switch_plan *plan)
 {
+	const struct marker *m = marker_site_marker(site);
 	struct marker_entry *e = marker_site_entry(site);
-	void *from = sw->call_from, *to = sw->call_to;
+	void *from, *to;
 
-	if (!sw->e) {
-		/* A site that was left off keeps the call it was built with. */
-		from = marker_call_target(NULL);
-		to = marker_call_target(e ? e->direct : NULL);
+	if (sw->e) {
+		from = marker_call_target(m, sw->from == MARKER_SITE_ON, sw->regs_from,
+					  sw->direct_from);
+		to = marker_call_target(m, sw->on, sw->regs_to, sw->direct_to);
+	} else {
+		/* A site that is left off keeps the call it was built with. */
+		from = marker_call_target(m, false, false, NULL);
+		to = e ? marker_call_target(m, e->armed, e->regs, e->direct) : from;
 	}
 	if (from != to)
 		plan->calls[plan->nr_calls++] = (struct marker_call_change) {
@@ -555,23 +584,27 @@ static int marker_switch_apply(const struct marker_switch *sw,
 
 /*
  * Arms (@on) or disarms every live site of @e and points their calls at
- * @direct (NULL: the iterator), in one batch.
+ * @direct or, without one, at the iterator that @regs chooses, in one
+ * batch.
  */
-static int marker_entry_switch(struct marker_entry *e, bool on,
+static int marker_entry_switch(struct marker_entry *e, bool on, bool regs,
 			       marker_fast_probe_func *direct)
 {
 	struct marker_switch sw = {
 		.e = e,
 		.from = e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF,
 		.on = on,
-		.call_from = marker_call_target(e->direct),
-		.call_to = marker_call_target(direct),
+		.regs_from = e->regs,
+		.regs_to = regs,
+		.direct_from = e->direct,
+		.direct_to = direct,
 	};
 	int ret;
 
 	ret = marker_switch_apply(&sw, NULL);
 	if (!ret) {
 		e->armed = on;
+		e->regs = regs;
 		e->direct = direct;
 	}
 	return ret;
@@ -587,7 +620,6 @@ static int marker_entry_switch(struct marker_entry *e, bool on,
 static int marker_entry_retreat_calls(struct marker_entry *e)
 {
 	struct marker_call_change calls[MARKER_RETREAT_CHUNK];
-	void *from = marker_call_target(e->direct);
 	unsigned int n = 0;
 	struct site_entry *site;
 	struct site_table *t;
@@ -601,8 +633,10 @@ static int marker_entry_retreat_calls(struct marker_entry *e)
 				continue;
 			calls[n++] = (struct marker_call_change) {
 				.site = site,
-				.from = from,
-				.to = marker_call_target(NULL),
+				.from = marker_call_target(marker_site_marker(site), e->armed,
+							   e->regs, e->direct),
+				.to = marker_call_target(marker_site_marker(site), e->armed,
+							 false, NULL),
 			};
 			if (n < ARRAY_SIZE(calls))
 				continue;
@@ -613,8 +647,10 @@ static int marker_entry_retreat_calls(struct marker_entry *e)
 		}
 	}
 	ret = n ? arch_marker_switch(NULL, 0, NULL, 0, calls, n) : 0;
-	if (!ret)
+	if (!ret) {
+		e->regs = false;
 		e->direct = NULL;
+	}
 	return ret;
 }
 
@@ -662,7 +698,8 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	const struct marker_probe *p = NULL;
 	unsigned int i;
 
-	if (marker_probes_count(probes) != 1)
+	/* Without recorded calls, nothing to go straight: no grace period. */
+	if (!IS_ENABLED(CONFIG_IMMEDIATE) || marker_probes_count(probes) != 1)
 		return NULL;
 	for (i = 0; i < probes->nr; i++)
 		if (!marker_probe_is_stub(&probes->probe[i]))
@@ -671,35 +708,54 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	return p->fast;
 }
 
+/* Whether @probes are all fast, for marker_probe_iterate_regs(). */
+static bool marker_probes_all_fast(const struct marker_probes *probes)
+{
+	unsigned int i;
+
+	if (!probes)
+		return false;
+	for (i = 0; i < probes->nr; i++)
+		if (!probes->probe[i].fast)
+			return false;
+	return true;
+}
+
 /*
  * Makes @new (which may be NULL) the probes of @e; frees the old ones after a
  * grace period. Fails, changing nothing, when arming the sites fails, or
- * sending their calls to the iterator before a second probe comes. When
- * disarming them fails, @new is the probes all the same and the calls go
- * to the iterator (no site calls a removed probe), the sites stay armed:
- * the error is returned. A failure to send the calls straight to the only
- * probe left leaves them with the iterator, which calls it too.
+ * sending their calls to an iterator for all of @new before it is
+ * published. When disarming them fails, @new is the probes all the same
+ * and the calls go to the iterator (no site calls a removed probe), the
+ * sites stay armed: the error is returned. A failure to send the calls
+ * straight to the only probe left, or to the iterator of fast probes,
+ * leaves them with an iterator that calls them too.
  */
 static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new)
 {
 	struct marker_probes *old = e->probes;
 	marker_fast_probe_func *direct;
 	void *data = NULL;
+	bool regs;
 	int ret;
 
 	lockdep_assert_held(&markers_mutex);
 	direct = marker_probes_direct(new, &data);
+	regs = !direct && marker_probes_all_fast(new);
 	if (direct && direct != e->direct)
 		marker_entry_set_data(e, data);
 
 	if (new && !e->armed) {
 		/* 0 -> N: arm, then publish */
-		ret = marker_entry_switch(e, true, direct);
+		ret = marker_entry_switch(e, true, regs, direct);
 		if (ret)
 			return ret;
-	} else if (new && e->direct && !direct) {
-		/* 1 fast -> N: no more straight calls, then publish */
-		ret = marker_entry_switch(e, true, NULL);
+	} else if (new && !direct && (e->direct || (e->regs && !regs))) {
+		/*
+		 * 1 fast -> N, or fast -> with a va_list probe: the iterator
+		 * for the new probes, then publish
+		 */
+		ret = marker_entry_switch(e, true, regs, NULL);
 		if (ret)
 			return ret;
 	}
@@ -707,12 +763,12 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	marker_entry_publish(e);
 	if (old)
 		kfree_rcu(old, rcu);
-	/* N -> 1 fast: published, then straight calls */
-	if (new && direct != e->direct)
-		marker_entry_switch(e, true, direct);
+	/* N -> 1 fast, or -> all fast: published, then straight calls */
+	if (new && (direct != e->direct || regs != e->regs))
+		marker_entry_switch(e, true, regs, direct);
 	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
 	if (!new && e->armed) {
-		ret = marker_entry_switch(e, false, NULL);
+		ret = marker_entry_switch(e, false, false, NULL);
 		if (ret) {
 			if (e->direct && WARN_ON_ONCE(marker_entry_retreat_calls(e)))
 				pr_err("%s: calls to %ps cannot be undone\n", e->name, e->direct);
@@ -1077,6 +1133,63 @@ void notrace marker_probe_iterate(void *data, void *call_private,
 	va_end(args);
 }
 EXPORT_SYMBOL(marker_probe_iterate);
+
+/* A va_list probe, given arguments passed on as words. */
+static void notrace marker_call_va(marker_probe_func *func, void *probe_private,
+				   void *call_private, const char *format, ...)
+{
+	va_list args;
+
+	va_start(args, format);
+	func(probe_private, call_private, format, &args);
+	va_end(args);
+}
+
+/**
+ * marker_probe_iterate_regs() - call the probes of a marker whose sites pass
+ *	their arguments in registers
+ * @data: unused here: the site's data for a probe it calls directly
+ * @call_private: the site's data for the probes
+ * @marker: the site's marker
+ * @a0: its first argument, if it passes one
+ * @a1: its second argument, if it passes two
+ * @a2: its third argument, if it passes three
+ *
+ * No site calls this function by name: the registry points the recorded
+ * call of an armed site here, rather than at marker_probe_iterate(), when
+ * no probe is called straight and the site passes at most MARKER_REG_ARGS
+ * arguments. On the architectures that record calls, a variadic call
+ * passes those in the registers that this prototype names, so they reach
+ * the probes without a va_list: a fast probe gets them as they came, a
+ * va_list probe a va_list of them. An argument narrower than a word comes
+ * with undefined upper bits, which the probes' va_arg() of its type does
+ * not read; nor do they read the words beyond the site's arguments.
+ *
+ * Context: called with preemption disabled, which is the RCU read side
+ * that marker_synchronize_unregister() waits for.
+ */
+void notrace marker_probe_iterate_regs(void *data, void *call_private,
+				       const struct marker *marker,
+				       unsigned long a0, unsigned long a1, unsigned long a2)
+{
+	const struct marker_probes *probes;
+	const struct marker_probe *p, *end;
+
+	probes = rcu_dereference_sched(marker->probes);
+	if (unlikely(!probes))
+		return;
+	for (p = probes->probe, end = p + probes->nr; p < end; p++) {
+		/* The probe or, once removed in place, the stub of its type. */
+		marker_fast_probe_func *fast = READ_ONCE(p->fast);
+
+		if (likely(fast))
+			fast(p->probe_private, call_private, marker, a0, a1, a2);
+		else
+			marker_call_va(READ_ONCE(p->func), p->probe_private, call_private,
+				       marker->format, a0, a1, a2);
+	}
+}
+EXPORT_SYMBOL_GPL(marker_probe_iterate_regs);
 
 /* Reports the markers of one table, one row per name, with their live sites. */
 static int marker_report_table(struct site_table *t,

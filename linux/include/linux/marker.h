@@ -35,9 +35,11 @@
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
- * and that one is fast:
+ * and that one is fast, and to marker_probe_iterate_regs() while the site
+ * is on otherwise and passes at most MARKER_REG_ARGS arguments:
  *
- *	call:	e8 <rel32>		marker_probe_iterate(), or the probe
+ *	call:	e8 <rel32>		marker_probe_iterate() as built,
+ *					marker_probe_iterate_regs(), or the probe
  */
 
 #include <linux/args.h>
@@ -270,6 +272,13 @@ struct imv_update;
 
 void marker_probe_iterate(void *data, void *call_private,
 			  const struct marker *marker, ...);
+
+/* The arguments of a site that marker_probe_iterate_regs() passes on. */
+#define MARKER_REG_ARGS		3
+
+void marker_probe_iterate_regs(void *data, void *call_private,
+			       const struct marker *marker,
+			       unsigned long a0, unsigned long a1, unsigned long a2);
 
 /*
  * The architecture provides arch_marker_site(), the patched site,

@@ -677,6 +677,66 @@ static void imv_patcher_bad_sites(struct kunit *test)
 	imv_expect_site(test, &site, 1, 0x5a);
 }
 
+/* The poke that changes the immediate of @site from @from to @to. */
+static void imv_test_poke(struct poke_site *poke, const struct imv_site *site, u8 from, u8 to)
+{
+	*poke = (struct poke_site){ .addr = site->insn, .len = site->len };
+	memcpy(poke->old, site->insn, site->len);
+	memcpy(poke->new, site->insn, site->len);
+	poke->old[site->len - 1] = from;
+	poke->new[site->len - 1] = to;
+}
+
+/*
+ * Pokes of the 1024 sites of imv_test_batch from @from to @to, @reversed
+ * (1024 runs of one site) or in three interleaved ascending runs, as the
+ * batches of markers come.
+ */
+static void imv_test_batch_pokes(const struct imv_site *sites, struct poke_site *pokes,
+				 bool reversed, u8 from, u8 to)
+{
+	unsigned int run, i, n = 0;
+
+	for (run = 0; run < (reversed ? 1 : 3); run++)
+		for (i = run; i < 1024; i += reversed ? 1 : 3)
+			imv_test_poke(&pokes[n++], &sites[reversed ? 1023 - i : i], from, to);
+}
+
+/*
+ * The patcher takes a batch in any order: it writes every site and returns
+ * the batch sorted by address, whether it came reversed or in runs.
+ */
+static void imv_patcher_sorts_batch(struct kunit *test)
+{
+	struct imv_site *sites = kunit_kcalloc(test, 1024, sizeof(*sites), GFP_KERNEL);
+	struct poke_site *pokes = kunit_kcalloc(test, 1024, sizeof(*pokes), GFP_KERNEL);
+	unsigned int i, order;
+
+	KUNIT_ASSERT_NOT_NULL(test, sites);
+	KUNIT_ASSERT_NOT_NULL(test, pokes);
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_batch__imv, sites, 1024), 1024);
+	KUNIT_ASSERT_EQ(test, imv_read_1024(), 0);
+	for (order = 0; order < 2; order++) {
+		imv_test_batch_pokes(sites, pokes, !order, 0, 7);
+		cpus_read_lock();
+		KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1024), 0);
+		cpus_read_unlock();
+		KUNIT_EXPECT_EQ_MSG(test, imv_read_1024(), 7 * 1024, "%s",
+				    order ? "in runs" : "reversed");
+		for (i = 1; i < 1024; i++)
+			if (pokes[i - 1].addr >= pokes[i].addr)
+				break;
+		KUNIT_EXPECT_EQ_MSG(test, i, 1024, "%s: not sorted at %u",
+				    order ? "in runs" : "reversed", i);
+
+		imv_test_batch_pokes(sites, pokes, !order, 7, 0);
+		cpus_read_lock();
+		KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1024), 0);
+		cpus_read_unlock();
+		KUNIT_EXPECT_EQ(test, imv_read_1024(), 0);
+	}
+}
+
 #endif /* CONFIG_IMMEDIATE */
 
 static struct kunit_case imv_test_cases[] = {
@@ -698,6 +758,7 @@ static struct kunit_case imv_test_cases[] = {
 	KUNIT_CASE(imv_kprobe_refused),
 	KUNIT_CASE(imv_breakpoint_busy),
 	KUNIT_CASE(imv_patcher_bad_sites),
+	KUNIT_CASE(imv_patcher_sorts_batch),
 #endif
 	{}
 };

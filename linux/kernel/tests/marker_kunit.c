@@ -21,6 +21,7 @@
 #include <linux/kthread.h>
 #include <linux/marker.h>
 #include <linux/memory.h>
+#include <linux/sort.h>
 
 #include "kunit_helpers.h"
 #include "marker_kunit.h"
@@ -1423,8 +1424,10 @@ static void marker_site_layout(struct kunit *test)
 
 /*
  * The recorded call of a site goes straight to the only probe while it is
- * a fast one, and to the iterator otherwise, with the data of that probe;
- * _MARK() sites have none.
+ * a fast one, with the data of that probe; to the iterator of register
+ * arguments (the marker has one) while its probes are all fast; to
+ * marker_probe_iterate(), which it was built to call, otherwise. _MARK()
+ * sites have none.
  */
 static void marker_direct_call(struct kunit *test)
 {
@@ -1459,7 +1462,7 @@ static void marker_direct_call(struct kunit *test)
 	 * once a grace period has passed since the sites' data changed.
 	 */
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
 	marker_test_fire_expect(test, 4, 16, 8);
 	get_state_synchronize_rcu_full(&gp);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p1), 0);
@@ -1483,6 +1486,121 @@ static void marker_direct_call(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_plain", NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_noargs", NULL, 0), 1);
+}
+
+/* What the probes of marker_test_regs saw. */
+struct marker_test_regs_seen {
+	int calls;
+	int order;	/* the number of calls of both probes at this one's last */
+	int i;
+	u64 u;
+	const char *s;
+};
+
+static int marker_test_regs_calls;
+
+static noinline void marker_test_fire_regs(int i, u64 u, const char *s)
+{
+	MARK(marker_test_regs, "i %d u %llu s %s", i, u, s);
+}
+
+static void marker_test_regs_fast(void *probe_private, void *call_private,
+				  const struct marker *marker, ...)
+{
+	struct marker_test_regs_seen *seen = probe_private;
+	va_list args;
+
+	va_start(args, marker);
+	seen->i = va_arg(args, int);
+	seen->u = va_arg(args, u64);
+	seen->s = va_arg(args, const char *);
+	va_end(args);
+	seen->calls++;
+	seen->order = ++marker_test_regs_calls;
+}
+
+static void marker_test_regs_va(void *probe_private, void *call_private,
+				const char *fmt, va_list *args)
+{
+	struct marker_test_regs_seen *seen = probe_private;
+
+	seen->i = va_arg(*args, int);
+	seen->u = va_arg(*args, u64);
+	seen->s = va_arg(*args, const char *);
+	seen->calls++;
+	seen->order = ++marker_test_regs_calls;
+}
+
+static void marker_test_expect_regs_seen(struct kunit *test,
+					 const struct marker_test_regs_seen *seen,
+					 int calls, int i, u64 u, const char *s)
+{
+	KUNIT_EXPECT_EQ(test, seen->calls, calls);
+	KUNIT_EXPECT_EQ(test, seen->i, i);
+	KUNIT_EXPECT_EQ(test, seen->u, u);
+	KUNIT_EXPECT_PTR_EQ(test, seen->s, s);
+}
+
+/*
+ * A marker of three arguments with two fast probes: its call goes to
+ * marker_probe_iterate_regs(), which gives both the exact arguments in
+ * registration order; with a va_list probe too, the call goes to
+ * marker_probe_iterate(), and all three get them; without it, back to
+ * marker_probe_iterate_regs(); with one fast probe, the call is straight;
+ * off, it is marker_probe_iterate() again. A marker of MARKER_MAX_ARGS
+ * arguments keeps marker_probe_iterate() with two fast probes.
+ */
+static void marker_regs_iterator(struct kunit *test)
+{
+	struct marker_test_regs_seen f1 = {}, f2 = {}, va = {};
+	marker_fast_probe_func *fast = marker_test_regs_fast;
+	const char *name = "marker_test_regs";
+	static const char s1[] = "one", s2[] = "two";
+	const u64 u = 0xfedcba9876543210ULL;
+
+	KUNIT_ASSERT_EQ(test, marker_get_calls(name, NULL, 0), 1);
+	marker_test_regs_calls = 0;
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
+	marker_test_expect_calls(test, name, fast);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_fire_regs(-7, u, s1);
+	marker_test_expect_regs_seen(test, &f1, 1, -7, u, s1);
+	marker_test_expect_regs_seen(test, &f2, 1, -7, u, s1);
+	KUNIT_EXPECT_EQ(test, f1.order, 1);
+	KUNIT_EXPECT_EQ(test, f2.order, 2);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_regs_va, &va), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_fire_regs(INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f1, 2, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f2, 2, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &va, 1, INT_MIN, U64_MAX, s2);
+	KUNIT_EXPECT_EQ(test, va.order, 5);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_regs_va, &va), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_fire_regs(3, 4, s1);
+	marker_test_expect_regs_seen(test, &f1, 3, 3, 4, s1);
+	marker_test_expect_regs_seen(test, &f2, 3, 3, 4, s1);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
+	marker_test_expect_calls(test, name, fast);
+	marker_test_fire_regs(5, 6, s2);
+	marker_test_expect_regs_seen(test, &f2, 4, 5, 6, s2);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_synchronize_unregister();
+	marker_test_fire_regs(7, 8, s1);
+	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + va.calls, 8);
+
+	name = "marker_test_max";
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
+	marker_synchronize_unregister();
 }
 
 /* 4^5 = 1024 inlined copies of one MARK(): 1024 sites of one marker. */
@@ -1526,20 +1644,69 @@ static noinline void marker_fire_1024(void)
 	marker_fire_256(768);
 }
 
-/* All 1024 sites of a marker switch in one batch: three sync rounds. */
+static int marker_test_cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The pages that hold the patch points of @name's @nr sites (a jump slot
+ * and the mov after it, each from its first byte to its last) and of their
+ * recorded calls.
+ */
+static unsigned int marker_test_patched_pages(struct kunit *test, const char *name,
+					      unsigned int nr)
+{
+	void **code = kunit_kcalloc(test, 2 * nr, sizeof(*code), GFP_KERNEL);
+	unsigned long *pages = kunit_kcalloc(test, 4 * nr, sizeof(*pages), GFP_KERNEL);
+	unsigned int i, n = 0, distinct = 0;
+	int sites, calls;
+
+	KUNIT_ASSERT_NOT_NULL(test, code);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	sites = marker_get_sites(name, code, nr);
+	calls = marker_get_calls(name, code + nr, nr);
+	KUNIT_ASSERT_EQ(test, sites, nr);
+	KUNIT_ASSERT_GE(test, calls, 0);
+	for (i = 0; i < nr; i++) {
+		pages[n++] = (unsigned long)code[i] >> PAGE_SHIFT;
+		pages[n++] = ((unsigned long)code[i] + JMP8_INSN_SIZE + 1) >> PAGE_SHIFT;
+	}
+	for (i = 0; i < calls; i++) {
+		pages[n++] = (unsigned long)code[nr + i] >> PAGE_SHIFT;
+		pages[n++] = ((unsigned long)code[nr + i] + CALL_INSN_SIZE - 1) >> PAGE_SHIFT;
+	}
+	sort(pages, n, sizeof(*pages), marker_test_cmp_ulong, NULL);
+	for (i = 0; i < n; i++)
+		distinct += !i || pages[i] != pages[i - 1];
+	return distinct;
+}
+
+/*
+ * All 1024 sites of a marker switch in one batch: three sync rounds, and
+ * each of the three steps maps each page that holds patch points once (or
+ * a pair of pages), not once per site.
+ */
 static void marker_batch_1024_sites(struct kunit *test)
 {
 	struct poke_sites_stats before, after;
+	unsigned int pages;
 
 	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_many", NULL, 0), 1024);
+	pages = marker_test_patched_pages(test, "marker_test_many", 1024);
 	poke_sites_get_stats(&before);
 	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_many", "%d",
 						    marker_test_count, &marker_test_p1), 0);
 	poke_sites_get_stats(&after);
 	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
 	KUNIT_EXPECT_EQ(test, after.sync_rounds - before.sync_rounds, 3);
-	kunit_info(test, "1024 sites: %lu batch, %lu sync rounds\n",
-		   after.batches - before.batches, after.sync_rounds - before.sync_rounds);
+	KUNIT_EXPECT_GE(test, after.mappings - before.mappings, 3);
+	KUNIT_EXPECT_LE(test, after.mappings - before.mappings, 3 * pages);
+	kunit_info(test, "1024 sites: %lu batch, %lu sync rounds, %lu mappings (%u pages)\n",
+		   after.batches - before.batches, after.sync_rounds - before.sync_rounds,
+		   after.mappings - before.mappings, pages);
 	marker_fire_1024();
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
 	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 1023);
@@ -2106,6 +2273,7 @@ static struct kunit_case marker_test_cases[] = {
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_direct_call),
+	KUNIT_CASE(marker_regs_iterator),
 	KUNIT_CASE(marker_batch_1024_sites),
 	KUNIT_CASE(marker_kprobe_refused),
 	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),

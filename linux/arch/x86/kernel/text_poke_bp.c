@@ -27,6 +27,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/slab.h>
 #include <linux/sort.h>
 
 #include <linux/unaligned.h>
@@ -237,6 +238,61 @@ static int poke_site_cmp(const void *a, const void *b)
 	return x->addr > y->addr;
 }
 
+/* The end of the ascending run of @sites that starts at @from (< @nr). */
+static unsigned int poke_sites_ascending(const struct poke_site *sites,
+					 unsigned int from, unsigned int nr)
+{
+	while (++from < nr && sites[from - 1].addr <= sites[from].addr)
+		;
+	return from;
+}
+
+/* Merges the ascending runs @a[0, @mid) and @a[@mid, @n) into @out. */
+static void poke_sites_merge(const struct poke_site *a, unsigned int mid,
+			     unsigned int n, struct poke_site *out)
+{
+	unsigned int i = 0, j = mid, k;
+
+	for (k = 0; k < n; k++) {
+		if (j == n || (i < mid && a[i].addr <= a[j].addr))
+			out[k] = a[i++];
+		else
+			out[k] = a[j++];
+	}
+}
+
+/*
+ * Sorts @sites by address. A batch comes in a few ascending runs (the
+ * slots of a marker's sites, the movs of its immediate values, the calls
+ * of its probe blocks): they are merged pairwise until one is left, in
+ * linear time per round. Without memory for that, heapsort.
+ */
+static void poke_sites_sort(struct poke_site *sites, unsigned int nr)
+{
+	struct poke_site *buf, *src = sites, *dst;
+	unsigned int start, mid, end;
+
+	if (!nr || poke_sites_ascending(sites, 0, nr) == nr)
+		return;
+	buf = kvmalloc_array(nr, sizeof(*buf), GFP_KERNEL);
+	if (!buf) {
+		sort(sites, nr, sizeof(*sites), poke_site_cmp, NULL);
+		return;
+	}
+	dst = buf;
+	do {
+		for (start = 0; start < nr; start = end) {
+			mid = poke_sites_ascending(src, start, nr);
+			end = mid < nr ? poke_sites_ascending(src, mid, nr) : nr;
+			poke_sites_merge(src + start, mid - start, end - start, dst + start);
+		}
+		swap(src, dst);
+	} while (poke_sites_ascending(src, 0, nr) < nr);
+	if (src != sites)
+		memcpy(sites, src, array_size(nr, sizeof(*sites)));
+	kvfree(buf);
+}
+
 static __always_inline int poke_site_match(const void *key, const void *elt)
 {
 	const struct poke_site *site = elt;
@@ -332,6 +388,92 @@ static void poke_sites_sync(void)
 	poke_stats.sync_rounds++;
 }
 
+/* The three writes of a batch, each over every site. */
+enum poke_step {
+	POKE_STEP_TRAP,		/* INT3 on the first byte */
+	POKE_STEP_TAIL,		/* every byte but the first */
+	POKE_STEP_HEAD,		/* the first byte */
+};
+
+/* One mapping's worth of a step: sites that lie on one page or two. */
+struct poke_run {
+	const struct poke_site *sites;
+	unsigned int nr;
+	enum poke_step step;
+};
+
+/*
+ * A text_poke_f: makes @run's step at @dst, the writable alias of its text.
+ * That alias is in the user half of the poking mm, which KASAN has no
+ * shadow for: no instrumented access may touch it (text_poke()'s own
+ * memcpy() checks the shadow out of line, with the reports __text_poke()
+ * turns off).
+ */
+static void __no_sanitize_address poke_run_write(void *dst, const void *src, size_t len)
+{
+	const struct poke_run *run = src;
+	const u8 *base = run->sites[0].addr;
+	unsigned int i;
+
+	for (i = 0; i < run->nr; i++) {
+		const struct poke_site *site = &run->sites[i];
+		u8 *to = dst + ((const u8 *)site->addr - base);
+		unsigned int k;
+
+		switch (run->step) {
+		case POKE_STEP_TRAP:
+			to[0] = INT3_INSN_OPCODE;
+			break;
+		case POKE_STEP_TAIL:
+			for (k = INT3_INSN_SIZE; k < site->len; k++)
+				to[k] = site->new[k];
+			break;
+		case POKE_STEP_HEAD:
+			to[0] = site->new[0];
+			break;
+		}
+	}
+}
+
+/*
+ * How many of @sites (sorted, @nr > 0) one mapping reaches from the first:
+ * those that end on its page or the next, in the same kind of text. A page
+ * that holds a site is mapped text, so both pages of a run exist.
+ */
+static unsigned int poke_run_length(const struct poke_site *sites, unsigned int nr,
+				    size_t *len)
+{
+	unsigned long first = (unsigned long)sites[0].addr;
+	bool core = core_kernel_text(first);
+	unsigned int n;
+
+	for (n = 1; n < nr; n++) {
+		unsigned long end = (unsigned long)sites[n].addr + sites[n].len - 1;
+
+		if ((end & PAGE_MASK) - (first & PAGE_MASK) > PAGE_SIZE ||
+		    core_kernel_text(end) != core)
+			break;
+	}
+	*len = (unsigned long)sites[n - 1].addr + sites[n - 1].len - first;
+	return n;
+}
+
+/* Makes @step at every site, one mapping per run of close sites. */
+static void poke_sites_write(const struct poke_site *sites, unsigned int nr,
+			     enum poke_step step)
+{
+	struct poke_run run = { .step = step };
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < nr; i += run.nr) {
+		run.sites = &sites[i];
+		run.nr = poke_run_length(run.sites, nr - i, &len);
+		text_poke_with(poke_run_write, sites[i].addr, &run, len);
+		poke_stats.mappings++;
+	}
+}
+
 /*
  * Rewrites the sites, which text_mutex keeps ours, while other CPUs may run
  * them:
@@ -345,10 +487,11 @@ static void poke_sites_sync(void)
  * A CPU that hits a site between 1 and 3 traps and is sent on as if the new
  * instruction had run; after 3 it runs the new instruction. Instruction
  * boundaries never move, so a task preempted next to a site resumes safely.
+ * Each step maps a page (or two) once for all the sites on it, rather than
+ * once per site as text_poke() would.
  */
 static void poke_sites_bp_batch(struct poke_site *sites, unsigned int nr)
 {
-	static const u8 int3 = INT3_INSN_OPCODE;
 	unsigned int i;
 
 	lockdep_assert_held(&text_mutex);
@@ -361,24 +504,18 @@ static void poke_sites_bp_batch(struct poke_site *sites, unsigned int nr)
 	smp_wmb();
 
 	/* 1. Trap every site. */
-	for (i = 0; i < nr; i++)
-		text_poke(sites[i].addr, &int3, INT3_INSN_SIZE);
+	poke_sites_write(sites, nr, POKE_STEP_TRAP);
 	poke_sites_sync();
 
 	/* 2. Tails: nobody executes them now, everybody traps on byte 0. */
-	for (i = 0; i < nr; i++) {
-		text_poke(sites[i].addr + INT3_INSN_SIZE, sites[i].new + INT3_INSN_SIZE,
-			  sites[i].len - INT3_INSN_SIZE);
+	poke_sites_write(sites, nr, POKE_STEP_TAIL);
+	for (i = 0; i < nr; i++)
 		perf_event_text_poke(sites[i].addr, sites[i].old, sites[i].len,
 				     sites[i].new, sites[i].len);
-		if (!(i % 256))
-			cond_resched();
-	}
 	poke_sites_sync();
 
 	/* 3. Heads: each site now holds its whole new instruction. */
-	for (i = 0; i < nr; i++)
-		text_poke(sites[i].addr, sites[i].new, INT3_INSN_SIZE);
+	poke_sites_write(sites, nr, POKE_STEP_HEAD);
 	poke_sites_sync();
 
 	/* 4. No handler may still look at the batch once we return. */
@@ -429,7 +566,7 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 		if (ret)
 			return ret;
 	}
-	sort(sites, nr, sizeof(*sites), poke_site_cmp, NULL);
+	poke_sites_sort(sites, nr);
 	for (i = 0; i < nr; i++) {
 		if (i && sites[i - 1].addr + sites[i - 1].len > sites[i].addr)
 			return -EINVAL;

@@ -39,6 +39,8 @@ struct poke_site {
  * @batches: batches applied
  * @sites: sites rewritten
  * @sync_rounds: rounds of core serialization (IPIs to every online CPU)
+ * @mappings: text mappings made to write them (each holds the sites of a
+ *	page or two, for one of the three steps of a batch)
  * @bypass_hits: times a CPU hit a site while it was rewritten and was sent
  *	on by the int3 handler
  */
@@ -46,6 +48,7 @@ struct poke_sites_stats {
 	unsigned long batches;
 	unsigned long sites;
 	unsigned long sync_rounds;
+	unsigned long mappings;
 	unsigned long bypass_hits;
 };
 
