@@ -17,9 +17,10 @@ expect_eq "it reached the end" "done 1 -" "$(printf '%s\n' "$rows" | grep '^done
 expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"
 for row in disabled.mark_jump disabled.mark_imm disabled.static_branch \
+	   disabled.live.mark disabled.live.static_branch disabled.live.plain \
 	   enabled.mark_1fast enabled.mark_2fast enabled.mark_1probe enabled.mark_2probes \
 	   enabled.tracepoint_1probe enabled.kprobe enabled.optprobe \
-	   switch.1024.mark.on.ipis switch.1024.static_key.on.ipis \
+	   switch.1024.mark.on.ipis switch.1024.mark.sync.ns switch.1024.static_key.on.ipis \
 	   switch.1024.stop_machine.on.ns; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"
 done
@@ -38,6 +39,9 @@ for n in 1 64 1024; do
 	expect_eq "switching $n marker sites on takes 3 sync rounds" 3 "$(value $n.mark.on.rounds)"
 	expect_eq "switching $n marker sites off takes 3 sync rounds" 3 "$(value $n.mark.off.rounds)"
 done
+# Each of the 3 steps maps every page of patch points once, not each point.
+expect "switching 1024 marker sites on maps fewer pages than it has sites" \
+	test "$(value 1024.mark.on.mappings)" -gt 0 -a "$(value 1024.mark.on.mappings)" -lt 1024
 expect "switching 1024 marker sites sends fewer IPIs than a static key of 1024" \
 	test "$(value 1024.mark.on.ipis)" -lt "$(value 1024.static_key.on.ipis)"
 expect "rmmod markers_bench" rmmod markers_bench

@@ -54,7 +54,6 @@ MODULE_PARM_DESC(iterations, "calls per per-hit row; the trap rows make 1/100 of
 #define BENCH_CHUNK		1000	/* calls per interrupts-off chunk */
 #define BENCH_OPT_WAIT_MS	5000	/* how long the optimizer may take */
 
-DECLARE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
 DEFINE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
 
 static DEFINE_STATIC_KEY_FALSE(bench_key);
@@ -101,6 +100,46 @@ static noinline void bench_tracepoint(int v)
 static noinline void bench_mark_on(int v)
 {
 	MARK(bench_mark_on, "%d", v);
+}
+
+/*
+ * The same sites in a function that keeps its argument live across them:
+ * what they add to the path where they are off, register saves included.
+ * Each calls out when on, so the compiler must keep @v somewhere a call
+ * leaves alone; bench_hook() is in another object, so that it knows no
+ * more of the call than of a probe.
+ */
+static noinline void bench_live_none(int v)
+{
+	WRITE_ONCE(bench_sink, v);
+}
+
+static noinline void bench_live_mark(int v)
+{
+	MARK(bench_live_mark, "%d", v);
+	WRITE_ONCE(bench_sink, v);
+}
+
+static noinline void bench_live_static_branch(int v)
+{
+	if (static_branch_unlikely(&bench_key))
+		bench_hook(v);
+	WRITE_ONCE(bench_sink, v);
+}
+
+static bool bench_flag;
+
+static noinline void bench_live_plain(int v)
+{
+	if (unlikely(READ_ONCE(bench_flag)))
+		bench_hook(v);
+	WRITE_ONCE(bench_sink, v);
+}
+
+static noinline void bench_live_tracepoint(int v)
+{
+	trace_markers_bench_tp(v);
+	WRITE_ONCE(bench_sink, v);
 }
 
 /* The kprobes go on the 8-byte NOP in the middle of this function. */
@@ -279,6 +318,30 @@ static void bench_kprobes(unsigned int n)
 	unregister_kprobe(&op);
 }
 
+/*
+ * The functions of real.c, each without instrumentation (the row gives the
+ * instructions of one call), then with each kind, off (the rows give what
+ * it adds to that).
+ */
+static void bench_real_hits(unsigned int n)
+{
+	const struct bench_real *fns;
+	unsigned int i, nr;
+	char row[48];
+	u64 base = 0;
+
+	fns = bench_real_fns(&nr);
+	for (i = 0; i < nr; i++) {
+		snprintf(row, sizeof(row), "real.%s.%s", fns[i].fn, fns[i].variant);
+		if (!strcmp(fns[i].variant, "none")) {
+			base = bench_loop(fns[i].call, n);
+			bench_result(row, div_u64(base * 1000, n), "ps");
+			continue;
+		}
+		bench_hit(row, fns[i].call, n, base);
+	}
+}
+
 static void bench_hits(unsigned int n)
 {
 	u64 base = bench_loop(bench_none, n);
@@ -293,6 +356,14 @@ static void bench_hits(unsigned int n)
 	bench_hit("disabled.mark_plain", bench_mark_plain, n, base);
 	bench_hit("disabled.static_branch", bench_static_branch, n, base);
 	bench_hit("disabled.tracepoint", bench_tracepoint, n, base);
+
+	base = bench_loop(bench_live_none, n);
+	bench_hit("disabled.live.mark", bench_live_mark, n, base);
+	bench_hit("disabled.live.static_branch", bench_live_static_branch, n, base);
+	bench_hit("disabled.live.plain", bench_live_plain, n, base);
+	bench_hit("disabled.live.tracepoint", bench_live_tracepoint, n, base);
+	bench_real_hits(n);
+	base = bench_loop(bench_none, n);
 
 	bench_check_direct(BENCH_CHUNK);
 	if (!marker_probe_register_fast("bench_mark_on", "%d", bench_empty_fast_probe, NULL)) {
@@ -397,6 +468,8 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	if (after.batches != before.batches) {
 		snprintf(name, sizeof(name), "%s.rounds", row);
 		bench_result(name, after.sync_rounds - before.sync_rounds, "rounds");
+		snprintf(name, sizeof(name), "%s.mappings", row);
+		bench_result(name, after.mappings - before.mappings, "mappings");
 	}
 	snprintf(name, sizeof(name), "%s.ns", row);
 	bench_result(name, ns, "ns");
@@ -411,10 +484,14 @@ static int bench_mark_switch(void *name)
 
 static int bench_mark_unswitch(void *name)
 {
-	int ret = marker_probe_unregister(name, bench_empty_probe, NULL);
+	return marker_probe_unregister(name, bench_empty_probe, NULL);
+}
 
+/* What a tracer then waits for before freeing what its probe used. */
+static int bench_mark_sync(void *unused)
+{
 	marker_synchronize_unregister();
-	return ret;
+	return 0;
 }
 
 static int bench_key_switch(void *key)
@@ -511,6 +588,7 @@ static int bench_stop_prepare(struct bench_stop *st, const char *name, void **co
 	for (i = 0; i < n; i++)
 		memcpy(st->on[i], code[i], 4);
 	bench_mark_unswitch((void *)name);
+	marker_synchronize_unregister();
 
 	/* Every page holding a byte of a site, once. */
 	for (i = 0; i < n; i++) {
@@ -556,6 +634,8 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 	bench_switch(s, row, bench_mark_switch, (void *)name);
 	snprintf(row, sizeof(row), "switch.%u.mark.off", n);
 	bench_switch(s, row, bench_mark_unswitch, (void *)name);
+	snprintf(row, sizeof(row), "switch.%u.mark.sync", n);
+	bench_switch(s, row, bench_mark_sync, NULL);
 	snprintf(row, sizeof(row), "switch.%u.static_key.on", n);
 	bench_switch(s, row, bench_key_switch, key);
 	snprintf(row, sizeof(row), "switch.%u.static_key.off", n);
@@ -616,11 +696,32 @@ static int bench_switching_on_cpu0(void)
 	return 0;
 }
 
+/*
+ * The smallest step of local_clock() seen over 1000 reads: nanoseconds
+ * from a stable TSC; a tick (4 ms here) if the kernel fell back to
+ * jiffies, which makes the per-hit rows of the run meaningless.
+ */
+static u64 bench_clock_resolution(void)
+{
+	u64 prev = local_clock(), now, step = U64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		do {
+			now = local_clock();
+		} while (now == prev);
+		step = min(step, now - prev);
+		prev = now;
+	}
+	return step;
+}
+
 static int __init markers_bench_init(void)
 {
 	unsigned int n = smoke ? 10 * BENCH_CHUNK : iterations;
 
 	bench_result("cpus", num_online_cpus(), "-");
+	bench_result("clock.resolution", bench_clock_resolution(), "ns");
 	bench_hits(n);
 	bench_sites_fire();
 	bench_switching_on_cpu0();

@@ -8,14 +8,33 @@
 #define _MARKERS_BENCH_H
 
 #include <linux/jump_label.h>
+#include <linux/tracepoint.h>
 
 extern int bench_sink;
+
+/* The tracepoint of the per-hit rows (defined in bench.c). */
+DECLARE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
 
 /* Markers bench_sw1, bench_sw64, bench_sw1024 and keys of as many sites. */
 DECLARE_STATIC_KEY_FALSE(bench_sk1);
 DECLARE_STATIC_KEY_FALSE(bench_sk64);
 DECLARE_STATIC_KEY_FALSE(bench_sk1024);
 void bench_sites_fire(void);
+/* What the sites of the live-value rows call when on, out of their sight. */
+void bench_hook(int v);
+
+/*
+ * The functions of real.c: @call calls function @fn built with the
+ * instrumentation @variant ("none", "mark", "static_branch" or
+ * "tracepoint"), which is off; the "none" one of each comes first.
+ */
+struct bench_real {
+	const char *fn;
+	const char *variant;
+	void (*call)(int v);
+};
+
+const struct bench_real *bench_real_fns(unsigned int *nr);
 
 /* One instrumented call each, in an object of its own. */
 void bench_fp_none(int v);

@@ -13,6 +13,11 @@ DEFINE_STATIC_KEY_FALSE(bench_sk1);
 DEFINE_STATIC_KEY_FALSE(bench_sk64);
 DEFINE_STATIC_KEY_FALSE(bench_sk1024);
 
+void bench_hook(int v)
+{
+	WRITE_ONCE(bench_sink, -v);
+}
+
 static __always_inline void bench_sink_if(bool on, int v)
 {
 	if (on)

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Instrumentation in functions of the shapes the kernel's hot paths have,
+ * rather than in a one-line function: what an instrumentation site that
+ * is off costs where the compiler has values to keep across it. Each
+ * function is built four times, without a site and with a marker, a
+ * static branch or a tracepoint at the same place, passing the same value;
+ * the benchmark times each per call, the workbench measures their text.
+ *
+ *  - csum: a leaf that sums a buffer in a loop (the shape of do_csum()),
+ *    with the site at its entry: the buffer and length are live across it;
+ *  - find: a binary tree lookup (the shape of rb_find()), with the site on
+ *    a hit: the node found is live across it;
+ *  - account: runtime accounting of a scheduling entity (the shape of
+ *    update_curr()): loads and stores through a struct, with the site
+ *    between them: the entity and the delta are live across it.
+ *
+ * They are written for the benchmark: the shapes, not the code, of the
+ * kernel's functions. real_fns.h holds them, included once per variant.
+ */
+
+#include <linux/marker.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/unaligned.h>
+
+#include "bench.h"
+
+static DEFINE_STATIC_KEY_FALSE(bench_real_key);
+
+#define BENCH_CSUM_BYTES	64
+
+static u8 bench_csum_buf[BENCH_CSUM_BYTES + 8];
+
+struct bench_node {
+	struct bench_node *left, *right;
+	int key;
+};
+
+#define BENCH_TREE_NODES	63	/* a full tree of 6 levels */
+
+static struct bench_node bench_tree[BENCH_TREE_NODES];
+static struct bench_node *bench_root;
+
+struct bench_entity {
+	u64 exec_start;
+	u64 sum_exec;
+	u64 max_exec;
+	u64 vruntime;
+	u32 inv_weight;
+};
+
+static struct bench_entity bench_entity = { .inv_weight = 4194304 };
+
+static __always_inline void bench_no_site(int v)
+{
+}
+
+static __always_inline void bench_static_site(int v)
+{
+	if (static_branch_unlikely(&bench_real_key))
+		bench_hook(v);
+}
+
+/* Each variant: the same functions, with its site passing the same value. */
+#define BENCH_VARIANT		none
+#define BENCH_SITE(v)		bench_no_site(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
+#define BENCH_VARIANT		mark
+#define BENCH_SITE(v)		MARK(bench_real, "%d", v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
+#define BENCH_VARIANT		static_branch
+#define BENCH_SITE(v)		bench_static_site(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
+#define BENCH_VARIANT		tracepoint
+#define BENCH_SITE(v)		trace_markers_bench_tp(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
+static const struct bench_real bench_real[] = {
+	{ "csum", "none", bench_csum_call_none },
+	{ "csum", "mark", bench_csum_call_mark },
+	{ "csum", "static_branch", bench_csum_call_static_branch },
+	{ "csum", "tracepoint", bench_csum_call_tracepoint },
+	{ "find", "none", bench_find_call_none },
+	{ "find", "mark", bench_find_call_mark },
+	{ "find", "static_branch", bench_find_call_static_branch },
+	{ "find", "tracepoint", bench_find_call_tracepoint },
+	{ "account", "none", bench_account_call_none },
+	{ "account", "mark", bench_account_call_mark },
+	{ "account", "static_branch", bench_account_call_static_branch },
+	{ "account", "tracepoint", bench_account_call_tracepoint },
+};
+
+/* Links bench_tree[lo..hi] into a balanced tree of the keys lo..hi. */
+static struct bench_node *bench_tree_build(int lo, int hi)
+{
+	int mid = lo + (hi - lo) / 2;
+	struct bench_node *n;
+
+	if (lo > hi)
+		return NULL;
+	n = &bench_tree[mid];
+	n->key = mid;
+	n->left = bench_tree_build(lo, mid - 1);
+	n->right = bench_tree_build(mid + 1, hi);
+	return n;
+}
+
+const struct bench_real *bench_real_fns(unsigned int *nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bench_csum_buf); i++)
+		bench_csum_buf[i] = i * 37;
+	bench_root = bench_tree_build(0, BENCH_TREE_NODES - 1);
+	*nr = ARRAY_SIZE(bench_real);
+	return bench_real;
+}
