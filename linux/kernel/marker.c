@@ -391,19 +391,16 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 
 /*
  * A switch of sites: those of one entry (@e) from @from to @on, their calls
- * from the target of @direct_from and @regs_from to that of @direct_to and
- * @regs_to; or, with @e NULL, those of a table that comes, from
- * MARKER_SITE_BUILT (calls to marker_probe_iterate()) to the state of
- * their entries.
+ * from the target that @e's state gives to that of @regs and @direct; or,
+ * with @e NULL, those of a table that comes, from MARKER_SITE_BUILT (calls
+ * to marker_probe_iterate()) to the state of their entries.
  */
 struct marker_switch {
 	const struct marker_entry *e;
 	enum marker_site_state from;
 	bool on;
-	bool regs_from;
-	bool regs_to;
-	marker_fast_probe_func *direct_from;
-	marker_fast_probe_func *direct_to;
+	bool regs;
+	marker_fast_probe_func *direct;
 };
 
 /*
@@ -490,9 +487,8 @@ static void marker_plan_call(const struct marker_switch *sw, const struct site_e
 	void *from, *to;
 
 	if (sw->e) {
-		from = marker_call_target(m, sw->from == MARKER_SITE_ON, sw->regs_from,
-					  sw->direct_from);
-		to = marker_call_target(m, sw->on, sw->regs_to, sw->direct_to);
+		from = marker_call_target(m, sw->e->armed, sw->e->regs, sw->e->direct);
+		to = marker_call_target(m, sw->on, sw->regs, sw->direct);
 	} else {
 		/* A site that is left off keeps the call it was built with. */
 		from = marker_call_target(m, false, false, NULL);
@@ -594,10 +590,8 @@ static int marker_entry_switch(struct marker_entry *e, bool on, bool regs,
 		.e = e,
 		.from = e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF,
 		.on = on,
-		.regs_from = e->regs,
-		.regs_to = regs,
-		.direct_from = e->direct,
-		.direct_to = direct,
+		.regs = regs,
+		.direct = direct,
 	};
 	int ret;
 
@@ -1182,6 +1176,11 @@ void notrace marker_probe_iterate_regs(void *data, void *call_private,
 		/* The probe or, once removed in place, the stub of its type. */
 		marker_fast_probe_func *fast = READ_ONCE(p->fast);
 
+		/*
+		 * A va_list probe is only met by a site that was on its way
+		 * here when its calls went back to marker_probe_iterate(),
+		 * and the probe was published right after.
+		 */
 		if (likely(fast))
 			fast(p->probe_private, call_private, marker, a0, a1, a2);
 		else

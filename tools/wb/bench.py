@@ -210,12 +210,17 @@ def _icount_fmt(value: Optional[int], unit: str) -> str:
 	return _fmt(value, unit)
 
 
+def _insn(icount: Rows, row: str) -> float:
+	"""A per-hit row of the icount run, in instructions."""
+	return icount[row][0] / 1000
+
+
 def real_table(icount: Rows, text: Rows) -> List[str]:
 	"""Per function of real.c: the instructions of a call without
 	instrumentation, what each kind adds while off, and the text of each
 	build; then what a marker adds over a static branch."""
 	def insn(row: str) -> float:
-		return icount[row][0] / 1000
+		return _insn(icount, row)
 
 	lines = ['real functions (lib/markers_bench/real.c), instrumentation off: instructions '
 		 'per call, text bytes:',
@@ -271,7 +276,7 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 	medians: under single-threaded TCG a spinning vCPU only measures how
 	the emulator takes turns)."""
 	def insn(row: str) -> float:
-		return icount[row][0] / 1000
+		return _insn(icount, row)
 
 	def wall_median(row: str) -> float:
 		return statistics.median(r[row][0] for r in wall if row in r)
