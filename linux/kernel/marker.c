@@ -1151,8 +1151,8 @@ static void notrace marker_call_va(marker_probe_func *func, void *probe_private,
  *
  * No site calls this function by name: the registry points the recorded
  * call of an armed site here, rather than at marker_probe_iterate(), when
- * no probe is called straight and the site passes at most MARKER_REG_ARGS
- * arguments. On the architectures that record calls, a variadic call
+ * its probes are all fast, none is called straight and the site passes at
+ * most MARKER_REG_ARGS arguments. On the architectures that record calls, a variadic call
  * passes those in the registers that this prototype names, so they reach
  * the probes without a va_list: a fast probe gets them as they came, a
  * va_list probe a va_list of them. An argument narrower than a word comes

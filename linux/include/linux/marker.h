@@ -36,7 +36,8 @@
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
  * and that one is fast, and to marker_probe_iterate_regs() while the site
- * is on otherwise and passes at most MARKER_REG_ARGS arguments:
+ * is on for several probes that are all fast and passes at most
+ * MARKER_REG_ARGS arguments:
  *
  *	call:	e8 <rel32>		marker_probe_iterate() as built,
  *					marker_probe_iterate_regs(), or the probe
