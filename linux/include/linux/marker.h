@@ -205,6 +205,68 @@ struct marker_info {
 	bool has_sites;
 };
 
+/* The longest field name of a marker's event, its NUL included. */
+#define MARKER_FIELD_NAME_MAX	32
+
+/* The longest conversion of a format with a field ("%-20llx"), with its NUL. */
+#define MARKER_CONV_MAX		16
+
+/**
+ * enum marker_field_type - the type of one argument, from its conversion
+ * @MARKER_FIELD_INT: %d %i (and %hd %hhd, which travel as ints)
+ * @MARKER_FIELD_UINT: %u %x %X %o (and %hu %hhx ...)
+ * @MARKER_FIELD_LONG: %ld %li %zd %zi
+ * @MARKER_FIELD_ULONG: %lu %lx %lX %lo %zu %zx %zX
+ * @MARKER_FIELD_S64: %lld %lli
+ * @MARKER_FIELD_U64: %llu %llx %llX %llo
+ * @MARKER_FIELD_PTR: %p, and %px %pK %pS %ps %pSR %pB, which only print the
+ *	pointer's value or the symbol at it
+ * @MARKER_FIELD_CHAR: %c
+ * @MARKER_FIELD_STR: %s
+ */
+enum marker_field_type {
+	MARKER_FIELD_INT,
+	MARKER_FIELD_UINT,
+	MARKER_FIELD_LONG,
+	MARKER_FIELD_ULONG,
+	MARKER_FIELD_S64,
+	MARKER_FIELD_U64,
+	MARKER_FIELD_PTR,
+	MARKER_FIELD_CHAR,
+	MARKER_FIELD_STR,
+};
+
+/**
+ * struct marker_field - one argument of a marker's format
+ * @name: its name: the last word of the text before its conversion
+ *	("pid %d" and "pid=%d" give "pid"), or "argN" for the Nth argument
+ *	(from 0) when that word is missing, clashes with an earlier name, is
+ *	too long, or starts with "common_" or "__"
+ * @type: its type, from its conversion
+ * @conv: the offset of its conversion (the '%') in the format
+ * @conv_len: the length of its conversion
+ */
+struct marker_field {
+	char name[MARKER_FIELD_NAME_MAX];
+	enum marker_field_type type;
+	unsigned short conv;
+	unsigned short conv_len;
+};
+
+/**
+ * struct marker_format - the arguments of a format, see marker_format_parse()
+ * @nr: the number of arguments
+ * @field: the arguments, in order
+ * @error: why the format has no fields, when marker_format_parse() fails
+ * @error_pos: the offset in the format of what @error is about
+ */
+struct marker_format {
+	unsigned int nr;
+	struct marker_field field[MARKER_MAX_ARGS];
+	const char *error;
+	unsigned int error_pos;
+};
+
 /**
  * typedef marker_site_fn - what marker_walk_sites() calls for each site
  * @name: the site's marker
@@ -429,6 +491,7 @@ int marker_probe_unregister_private_data(__printf(3, 0) marker_probe_func *probe
 void *marker_get_private_data(const char *name, __printf(3, 0) marker_probe_func *probe,
 			      int num);
 int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data);
+int marker_format_parse(const char *format, struct marker_format *mf);
 int marker_get_sites(const char *name, void **code, unsigned int max);
 int marker_get_calls(const char *name, void **code, unsigned int max);
 int marker_walk_sites(marker_site_fn *fn, void *data);
@@ -546,6 +609,11 @@ static inline int marker_text_reserved(void *start, void *end)
 static inline bool marker_name_valid(const char *name)
 {
 	return false;
+}
+
+static inline int marker_format_parse(const char *format, struct marker_format *mf)
+{
+	return -EOPNOTSUPP;
 }
 
 static inline void marker_init(void)

@@ -2248,6 +2248,93 @@ static void marker_optprobe_next_to_site(struct kunit *test)
 
 #endif /* CONFIG_IMMEDIATE */
 
+/*
+ * A format and the fields marker_format_parse() makes of it, as "type name
+ * conversion" joined by '|', or its refusal as "!errno offset: why".
+ */
+struct marker_test_format {
+	const char *format;
+	const char *fields;
+};
+
+static const struct marker_test_format marker_test_formats[] = {
+	{ "pid %d from %d to %d", "int pid %d|int from %d|int to %d" },
+	{ "prev_comm=%s prev_pid=%d", "str prev_comm %s|int prev_pid %d" },
+	{ "%d:%d", "int arg0 %d|int arg1 %d" },
+	{ "pid %d pid %d", "int pid %d|int arg1 %d" },
+	{ "common_pid %d __x %d", "int arg0 %d|int arg1 %d" },
+	{ "a_very_long_name_of_thirty_two_c %d", "int arg0 %d" },
+	{ "a %u b %x c %X d %o e %i", "uint a %u|uint b %x|uint c %X|uint d %o|int e %i" },
+	{ "l %ld ul %lu lx %lx z %zu zd %zd",
+	  "long l %ld|ulong ul %lu|ulong lx %lx|ulong z %zu|long zd %zd" },
+	{ "ll %lld ull %llu llx %llx", "s64 ll %lld|u64 ull %llu|u64 llx %llx" },
+	{ "p %p px %px ps %pS psr %pSR pk %pK pb %pB",
+	  "ptr p %p|ptr px %px|ptr ps %pS|ptr psr %pSR|ptr pk %pK|ptr pb %pB" },
+	{ "c %c s %s", "char c %c|str s %s" },
+	{ "w %-8lx q %.16s z %08x", "ulong w %-8lx|str q %.16s|uint z %08x" },
+	{ "100%% done %d", "int done %d" },
+	{ "h %hd hh %hhu", "int h %hd|uint hh %hhu" },
+	{ MARK_NOARGS, "" },
+	{ "a %d b %d c %d d %d e %d f %d g %d h %d",
+	  "int a %d|int b %d|int c %d|int d %d|int e %d|int f %d|int g %d|int h %d" },
+	{ "a %d b %d c %d d %d e %d f %d g %d h %d i %d",
+	  "!-7 42: more conversions than MARKER_MAX_ARGS" },
+	{ "w %*d", "!-22 2: '*' width or precision" },
+	{ "w %.*s", "!-22 2: '*' width or precision" },
+	{ "f %f", "!-22 2: conversion not supported" },
+	{ "n %n", "!-22 2: conversion not supported" },
+	{ "end %", "!-22 4: conversion not supported" },
+	{ "j %jd", "!-22 2: length modifier not supported" },
+	{ "lc %lc", "!-22 3: length modifier on %c, %s or %p" },
+	{ "ip %pI4", "!-22 3: %p extension reads what the pointer points to" },
+	{ "arg1 %d %d", "!-22 8: field names clash" },
+	{ "w %012345678901234d", "!-22 2: conversion too long" },
+};
+
+static const char *const marker_test_types[] = {
+	[MARKER_FIELD_INT] = "int", [MARKER_FIELD_UINT] = "uint",
+	[MARKER_FIELD_LONG] = "long", [MARKER_FIELD_ULONG] = "ulong",
+	[MARKER_FIELD_S64] = "s64", [MARKER_FIELD_U64] = "u64",
+	[MARKER_FIELD_PTR] = "ptr", [MARKER_FIELD_CHAR] = "char",
+	[MARKER_FIELD_STR] = "str",
+};
+
+static void marker_test_format_desc(const struct marker_test_format *t, char *desc)
+{
+	strscpy(desc, t->format, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(marker_test_format, marker_test_formats, marker_test_format_desc);
+
+/* The fields of a format: types, names from the words, refusals and why. */
+static void marker_format_fields(struct kunit *test)
+{
+	const struct marker_test_format *t = test->param_value;
+	struct marker_format *mf;
+	unsigned int i, len = 0;
+	char *got;
+	int ret;
+
+	mf = kunit_kmalloc(test, sizeof(*mf), GFP_KERNEL);
+	got = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mf);
+	KUNIT_ASSERT_NOT_NULL(test, got);
+	memset(mf, 0xa5, sizeof(*mf));
+	ret = marker_format_parse(t->format, mf);
+	if (ret) {
+		KUNIT_EXPECT_EQ(test, mf->nr, 0);
+		snprintf(got, PAGE_SIZE, "!%d %u: %s", ret, mf->error_pos, mf->error);
+	}
+	for (i = 0; !ret && i < mf->nr; i++) {
+		const struct marker_field *f = &mf->field[i];
+
+		len += scnprintf(got + len, PAGE_SIZE - len, "%s%s %s %.*s", i ? "|" : "",
+				 marker_test_types[f->type], f->name, f->conv_len,
+				 t->format + f->conv);
+	}
+	KUNIT_EXPECT_STREQ(test, got, t->fields);
+}
+
 static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_disabled_calls_nothing),
 	KUNIT_CASE(marker_probe_gets_arguments),
@@ -2270,6 +2357,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_SLOW(marker_module_race),
 	KUNIT_CASE(marker_module_format_mismatch),
 	KUNIT_CASE_SLOW(marker_probe_module_unload),
+	KUNIT_CASE_PARAM(marker_format_fields, marker_test_format_gen_params),
 #ifdef CONFIG_IMMEDIATE
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_direct_call),
