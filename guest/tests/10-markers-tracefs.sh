@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /sys/kernel/tracing/markers from a root shell: the list, switching a
-# marker on and off, its events in the trace, and every kind of bad input,
-# which must fail with its error and change nothing.
+# marker's event on and off with the enable file, its records in the trace,
+# and every kind of bad input, which must fail with its error and change
+# nothing. 13-markers-events.sh tests the events themselves.
 
 suite markers_tracefs
 T=/sys/kernel/tracing
@@ -27,12 +28,12 @@ expect_write "switch sample_read on" "$M/enable" "sample_read\n" ok
 expect_eq "enable lists sample_read" sample_read "$(cat "$M/enable")"
 expect "list: sample_read on, 1 probe" sh -c "grep -Eq '^sample_read +on +1 +1 ' $M/list"
 cat /proc/marker-example >/dev/null
-expect "the trace has a marker_hit event of sample_read with its arguments" \
-	grep -Eq "marker_hit: sample_read: pid [0-9]+ count [0-9]+ pos 0" "$T/trace"
+expect "the trace has a markers:sample_read event with its arguments" \
+	grep -Eq " sample_read: pid [0-9]+ count [0-9]+ pos 0$" "$T/trace"
 
 before=$(state)
 expect_write "on twice: EBUSY" "$M/enable" "sample_read" "Device or resource busy"
-expect_write "unknown marker: ENOENT" "$M/enable" "no_such_marker" "No such file or directory"
+expect_write "unknown marker (no event): ENOENT" "$M/enable" "no_such_marker" "No such file or directory"
 expect_write "off an unknown marker: ENOENT" "$M/enable" "!no_such_marker" "No such file or directory"
 expect_write "off a marker not on here: ENOENT" "$M/enable" "!sample_write" "No such file or directory"
 expect_write "empty: EINVAL" "$M/enable" "\n" "Invalid argument"
@@ -64,7 +65,7 @@ expect_write "switch sample_read off" "$M/enable" "!sample_read" ok
 expect_eq "enable is empty" "" "$(cat "$M/enable")"
 echo > "$T/trace"
 cat /proc/marker-example >/dev/null
-expect_eq "no event once off" 0 "$(grep -c marker_hit "$T/trace")"
+expect_eq "no event once off" 0 "$(grep -c ' sample_read: ' "$T/trace")"
 expect "list: sample_read off, 0 probes" sh -c "grep -Eq '^sample_read +off +0 +1 ' $M/list"
 
 expect_write "switch sample_write on, then unload its module" "$M/enable" "sample_write" ok
@@ -75,7 +76,7 @@ expect "modprobe marker-example again" modprobe marker-example
 echo > "$T/trace"
 echo hello > /proc/marker-example
 expect "reloaded, sample_write fires at once" \
-	grep -Eq "marker_hit: sample_write: pid [0-9]+ len 6 data hello" "$T/trace"
+	grep -Eq " sample_write: pid [0-9]+ len 6 data hello$" "$T/trace"
 expect_write "switch sample_write off" "$M/enable" "!sample_write" ok
 expect "rmmod marker-example" rmmod marker_example
 expect "list: no sample marker left" sh -c "! grep -q '^sample_' $M/list"

@@ -5,10 +5,10 @@
 # tracefs in turn, with /proc/self/fail-nth: every failure is ENOMEM and
 # leaves everything as it was; past the last allocation the switch works.
 #
-# Another marker is on meanwhile, so that the markers:marker_hit event is
-# already enabled: the injection then covers the markers' allocations and
-# not those of enabling a trace event, where upstream 6.12 does not
-# propagate a failure of tracing_start_cmdline_record() and WARNs later in
+# Another marker's event is on meanwhile, so that the recording of command
+# names is already on: the injection then covers the markers' allocations
+# and not those of starting it, where upstream 6.12 does not propagate a
+# failure of tracing_start_cmdline_record() and WARNs later in
 # tracepoint_probe_unregister().
 
 suite markers_nomem

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's initramfs: busybox-static, guest/, the build's modules and
-the out-of-tree modules of guest/modules/, built against it."""
+the out-of-tree modules of guest/modules/, built against it, and the
+tracer tools of settings.GUEST_PROGRAMS and guest/progs/ with their shared
+libraries."""
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Iterable
 
 from . import kbuild, settings
 from .kbuild import Build
@@ -26,6 +30,38 @@ def _install_busybox(root: Path) -> None:
 			link.symlink_to('/bin/busybox')
 
 
+def _shared_libraries(program: Path) -> Iterable[Path]:
+	"""The shared libraries @program loads, its dynamic loader included."""
+	for line in output(['ldd', str(program)]).splitlines():
+		m = re.search(r'(/\S+) \(0x', line)
+		if m:
+			yield Path(m.group(1))
+
+
+def _install_program(root: Path, program: Path, name: str) -> None:
+	"""Installs @program as /usr/bin/@name, with its shared libraries at
+	the paths they have here (their symbolic links resolved)."""
+	dest = root / 'usr/bin' / name
+	dest.parent.mkdir(parents=True, exist_ok=True)
+	shutil.copy2(program, dest)
+	for lib in _shared_libraries(program):
+		target = root / lib.relative_to('/')
+		if not target.exists():
+			target.parent.mkdir(parents=True, exist_ok=True)
+			shutil.copy2(lib.resolve(), target)
+
+
+def _build_progs(build: Build) -> Iterable[Path]:
+	"""Builds the programs of guest/progs/ under the build directory."""
+	out = build.dir / 'progs'
+	out.mkdir(exist_ok=True)
+	for source, libs in settings.GUEST_PROGS_BUILT:
+		binary = out / Path(source).stem
+		run(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-o', str(binary),
+		     str(settings.GUEST_DIR / 'progs' / source), *libs])
+		yield binary
+
+
 def make(build: Build) -> Path:
 	"""Writes <build>/initramfs.cpio.gz and returns its path."""
 	root = build.dir / 'initramfs'
@@ -38,7 +74,7 @@ def make(build: Build) -> Path:
 					 'nobody:x:65534:65534:nobody:/:/bin/sh\n')
 	(root / 'etc/group').write_text('root:x:0:\nnogroup:x:65534:\n')
 	shutil.copytree(settings.GUEST_DIR, root / 'guest',
-			ignore=shutil.ignore_patterns('modules'))
+			ignore=shutil.ignore_patterns('modules', 'progs'))
 	shutil.copy2(settings.GUEST_DIR / 'init', root / 'init')
 	(root / 'init').chmod(0o755)
 	if build.modroot.is_dir():
@@ -48,6 +84,10 @@ def make(build: Build) -> Path:
 		for ko in kbuild.external_modules(build):
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
+	for program in settings.GUEST_PROGRAMS:
+		_install_program(root, Path(program), Path(program).name)
+	for binary in _build_progs(build):
+		_install_program(root, binary, binary.name)
 
 	image = build.dir / 'initramfs.cpio.gz'
 	with open(image, 'wb') as f:

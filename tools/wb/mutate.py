@@ -58,7 +58,7 @@ DEFAULT_CONFIG = 'rt'
 # writable, init text present) and after boot (modules, read-only text).
 PHASES = ('boot-kunit', 'after-boot-kunit')
 WORKTREE = 'mutate'
-HEADER = re.compile(r'^# (reason|expect|run|config|note): (.+)$')
+HEADER = re.compile(r'^# (reason|expect|run|config|note|phases): (.+)$')
 REQUIRED = ('reason', 'expect')
 # Where a mutation may apply: the series, or the workbench.
 KERNEL_DIR, HARNESS_DIR = 'linux/', 'tools/'
@@ -85,6 +85,10 @@ class Mutation:
 	config: str
 	note: str
 	files: Tuple[str, ...]		# what it changes, from the repository's root
+	# The phases of guest/test.sh its guest runs: the KUnit ones (PHASES),
+	# or the end-to-end scripts ("# phases: e2e"), for what only a tracer
+	# tool in the guest sees.
+	phases: Tuple[str, ...] = PHASES
 
 	@property
 	def stem(self) -> str:
@@ -165,8 +169,12 @@ def _parse(path: Path, index: str) -> Mutation:
 				     + ', '.join(settings.MATRIX[config].suites))
 	if path.stem not in index:
 		raise WorkbenchError(f'{path.name} is not in the index {INDEX}: add it there')
+	phases = tuple(p.strip() for p in headers.get('phases', ','.join(PHASES)).split(','))
+	if not phases or any(p not in settings.GUEST_PHASES for p in phases):
+		raise WorkbenchError(f'{path}: phases: {headers["phases"]}: each one of '
+				     + ', '.join(settings.GUEST_PHASES))
 	return Mutation(path, headers['reason'], headers['expect'], suite, config,
-			headers.get('note', ''), tuple(files))
+			headers.get('note', ''), tuple(files), phases)
 
 
 def load() -> List[Mutation]:
@@ -355,7 +363,7 @@ def run_kernel_mutation(ctx: Context, m: Mutation) -> Outcome:
 		reset(ctx)
 		apply(m, ctx.tree.src, 2)
 		commit(ctx, m)
-		build = kbuild.build(ctx.tree, guest_config(m.config, m.suite, PHASES),
+		build = kbuild.build(ctx.tree, guest_config(m.config, m.suite, m.phases),
 				     build_dirname(m.config))
 	except WorkbenchError as e:
 		log(f'mutation {m.stem}: {e}')
@@ -528,12 +536,12 @@ def plan(m: Mutation, version: str) -> List[str]:
 	lines = [f'{m.stem}: applies to {", ".join(m.files)}',
 		 f'    reason:   {m.reason}']
 	if m.kernel:
-		config = guest_config(m.config, m.suite, PHASES)
+		config = guest_config(m.config, m.suite, m.phases)
 		worktree = settings.CACHE / 'trees' / version / WORKTREE
 		build_dir = settings.CACHE / 'build' / version / build_dirname(m.config)
 		lines += [f'    apply:    git -C {worktree} apply -p2 {m.path.name}; commit',
 			  f'    build:    {m.config} in {build_dir}',
-			  f'    boot:     wb.mode=test wb.phases={",".join(PHASES)} '
+			  f'    boot:     wb.mode=test wb.phases={",".join(m.phases)} '
 			  f'{" ".join(config.cmdline)} (suites: {", ".join(config.suites)})']
 	else:
 		lines += [f'    recheck:  <scratch copy>/tools/workbench.py --no-install mutate '

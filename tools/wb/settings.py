@@ -31,7 +31,17 @@ APT_PACKAGES = (
 	'python3-ply', 'python3-git',
 	# Documentation/markers.txt is checked as reStructuredText.
 	'python3-docutils',
+	# The tracer tools the guest runs on marker events (guest/tests/13-*):
+	# perf and trace-cmd as Debian ships them, and guest/progs/marker-bpf.c,
+	# built against Debian's libbpf.
+	'linux-perf', 'trace-cmd', 'libbpf-dev',
 )
+
+# What the guest's initramfs carries besides busybox, with the shared
+# libraries they need (see wb/initramfs.py).
+GUEST_PROGRAMS = ('/usr/bin/perf', '/usr/bin/trace-cmd')
+# Programs of guest/progs/, built on the host: source, libraries.
+GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)),)
 
 # Identity written into the generated patches.
 AUTHOR = 'Linux Markers Team <markers@example.org>'
@@ -83,7 +93,8 @@ MATRIX = {
 		fragments=('base', 'x86', 'tracing', 'markers', 'debug'),
 		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
+		     '12-markers-kprobe-events', '13-markers-events', '15-markers-ftrace',
+		     '20-markers-samples',
 		     '25-markers-out-of-tree', '30-markers-fuzz', '40-markers-nomem',
 		     '50-markers-bench', '90-kmemleak', '99-markers-lockdown'),
 		# The longest guest (KASAN): its after-boot KUnit run on a core of
@@ -104,7 +115,8 @@ MATRIX = {
 		fragments=('base', 'x86', 'tracing', 'markers', 'rt'),
 		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '15-markers-ftrace', '20-markers-samples',
+		     '12-markers-kprobe-events', '13-markers-events', '15-markers-ftrace',
+		     '20-markers-samples',
 		     '25-markers-out-of-tree', '30-markers-fuzz', '50-markers-bench',
 		     '99-markers-lockdown'),
 		# No fault injection, no kmemleak (the debug fragment).
@@ -119,7 +131,8 @@ MATRIX = {
 		# static key test modules, lockdown or benchmark (which needs
 		# CONFIG_IMMEDIATE); no debug fragment.
 		e2e_skipped=('05-upstream-static-keys', '10-markers-tracefs',
-			     '12-markers-kprobe-events', '15-markers-ftrace', '30-markers-fuzz',
+			     '12-markers-kprobe-events', '13-markers-events', '15-markers-ftrace',
+			     '30-markers-fuzz',
 			     '40-markers-nomem', '50-markers-bench', '90-kmemleak',
 			     '99-markers-lockdown')),
 	'nomarkers': KernelConfig(

@@ -1,0 +1,172 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Markers as trace events, used as a tracer user would: events/markers/<name>
+# with typed fields from the format, the trace, filters, hist triggers,
+# strings cut or unreadable, events coming and going with their module,
+# then Debian's perf and trace-cmd and a BPF program (guest/progs/marker-bpf.c)
+# on the same event. The sites are those of guest/modules/marker_events:
+# "hit N" fires mev_hit for i = 0 .. N-1 with key i % 4, val -i, big i << 33,
+# name "even"/"odd" and tag 'a' + i % 3. Every case checks exact counts or
+# values.
+
+suite markers_events
+T=/sys/kernel/tracing
+E=$T/events/markers
+M=$T/markers
+P=/proc/marker-events
+
+if [ ! -d "$M" ]; then
+	skip "marker events" "no $M (no CONFIG_EVENT_TRACING)"
+	return 0
+fi
+
+# expect_grep NAME PATTERN FILE: a case that FILE has a line matching
+# PATTERN (grep -E); its diagnostic is the start of FILE.
+expect_grep() {
+	if grep -Eq "$2" "$3"; then
+		pass "$1"
+	else
+		fail "$1" "no line matches '$2' in $3: $(head -n 8 "$3")"
+	fi
+}
+
+# fire CMD: one command to the test module.
+fire() { echo "$1" > "$P"; }
+# count EVENT CMD: the records of markers:EVENT in the trace after CMD,
+# with the event enabled around it only.
+count() {
+	echo > "$T/trace"
+	echo 1 > "$E/$1/enable"
+	fire "$2"
+	echo 0 > "$E/$1/enable"
+	grep -c " $1: " "$T/trace"
+}
+
+core=$(awk '$5 == "vmlinux" && $6 != "\"\"" { print $1; exit }' "$M/list")
+expect "a marker of the kernel ($core) has its event from boot" test -d "$E/$core"
+
+expect "modprobe marker_events" modprobe marker_events
+for f in enable filter trigger format id; do
+	expect "events/markers/mev_hit/$f" test -e "$E/mev_hit/$f"
+done
+expect "available_events lists markers:mev_hit" grep -qx markers:mev_hit "$T/available_events"
+
+fields=$(grep -o 'field:[^;]*;.offset:[0-9]*;.size:[0-9]*;.signed:[01]' "$E/mev_hit/format" |
+	sed 's/^field://; s/;.offset:/ /; s/;.size:/ /; s/;.signed:/ /' | tail -n +5 | tr '\n' ',')
+expect_eq "format: the fields of \"key %u val %d big %lld name %s tag %c\"" \
+	"unsigned int key 8 4 0,int val 12 4 1,s64 big 16 8 1,__data_loc char[] name 24 4 0,char tag 28 1 1,unsigned char __cut 29 1 0," \
+	"$fields"
+# libtraceevent prints no %c: the print fmt gives tools a char as %d.
+expect_eq "format: print fmt, the marker's own format" \
+	'print fmt: "key %u val %d big %lld name %s tag %d", REC->key, REC->val, REC->big, __get_str(name), REC->tag' \
+	"$(grep '^print fmt' "$E/mev_hit/format")"
+expect "events: mev_hit, its id and typed fields" sh -c \
+	"grep -Eq '^mev_hit +$(cat "$E/mev_hit/id") +0 +[0-9]+ unsigned int key, int val, s64 big, __data_loc char\[\] name, char tag$' $M/events"
+
+expect_eq "10 hits, 10 records" 10 "$(count mev_hit 'hit 10')"
+expect "the record of i = 5 shows its values with the marker's format" \
+	grep -q "mev_hit: key 1 val -5 big 42949672960 name odd tag c$" "$T/trace"
+expect_eq "no record while the event is off" 0 \
+	"$(echo > "$T/trace"; fire 'hit 10'; grep -c ' mev_hit: ' "$T/trace")"
+expect_eq "the enable file lists no marker" "" "$(cat "$M/enable")"
+
+# Filters on the typed fields.
+expect_write "filter: key == 1 && val < -3" "$E/mev_hit/filter" "key == 1 && val < -3" ok
+expect_eq "filtered: i = 5 and 9" 2 "$(count mev_hit 'hit 10')"
+expect_write "filter on a string: name == \"even\"" "$E/mev_hit/filter" 'name == "even"' ok
+expect_eq "filtered: the even i" 5 "$(count mev_hit 'hit 10')"
+expect_write "filter: big > 0x600000000" "$E/mev_hit/filter" "big > 0x600000000" ok
+expect_eq "filtered: i > 3" 6 "$(count mev_hit 'hit 10')"
+expect_write "a filter on a missing field: EINVAL" "$E/mev_hit/filter" "nokey == 1" \
+	"Invalid argument"
+expect_write "a malformed filter: EINVAL" "$E/mev_hit/filter" "key == == 1" "Invalid argument"
+expect_grep "a bad filter shows its error in the filter file" "^parse_error: " \
+	"$E/mev_hit/filter"
+echo 0 > "$E/mev_hit/filter"
+expect_eq "filter cleared" none "$(cat "$E/mev_hit/filter")"
+
+# A hist trigger keyed on a field.
+expect_write "trigger hist:keys=key" "$E/mev_hit/trigger" "hist:keys=key" ok
+fire "hit 10"
+hist=$(grep -E '^\{ key: +[0-9]+ \} hitcount: +[0-9]+$' "$E/mev_hit/hist" |
+	sed -E 's/^\{ key: +([0-9]+) \} hitcount: +([0-9]+)$/\1=\2/' | sort | tr '\n' ' ')
+expect_eq "hist: hits per key" "0=3 1=3 2=2 3=2 " "$hist"
+expect_write "remove the trigger" "$E/mev_hit/trigger" "!hist:keys=key" ok
+expect_write "a hist trigger on a missing field: EINVAL" "$E/mev_hit/trigger" \
+	"hist:keys=nokey" "Invalid argument"
+expect_eq "no trigger left" "" "$(grep -v '^#' "$E/mev_hit/trigger")"
+expect "no probe left on mev_hit" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+
+# Strings: copied, bounded (cut and marked), NULL and unreadable ones.
+expect_eq "4 string hits, 4 records" 4 "$(count mev_str str)"
+expect "a short string" grep -q "mev_str: text short$" "$T/trace"
+expect "a NULL string reads (null)" grep -q "mev_str: text (null)$" "$T/trace"
+expect "an unreadable string reads (fault)" grep -q "mev_str: text (fault)$" "$T/trace"
+long=$(head -c 255 /dev/zero | tr '\0' x)
+expect "a long string is cut to 255 characters" grep -q "mev_str: text $long$" "$T/trace"
+expect "events: mev_str counts 1 record cut" sh -c "grep -Eq '^mev_str +[0-9]+ +1 ' $M/events"
+expect_write "filter on the mark of cut strings: __cut == 1" "$E/mev_str/filter" "__cut == 1" ok
+expect_eq "filtered: the long string only" 1 "$(count mev_str str)"
+echo 0 > "$E/mev_str/filter"
+
+# Formats without arguments, without words, and refused.
+expect_eq "mev_noargs: 3 records" 3 "$(count mev_noargs 'noargs 3')"
+expect_eq "mev_anon: fields arg0 and arg1" "int arg0;int arg1;" \
+	"$(sed -n 's/^\tfield:\(int arg[01];\).*/\1/p' "$E/mev_anon/format" | tr -d '\n')"
+expect_eq "mev_anon: one record" 1 "$(count mev_anon anon)"
+expect "mev_anon: printed with its format" grep -q "mev_anon: 1:2$" "$T/trace"
+expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
+expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
+
+# The enable file of markers/ is a shorthand for the top instance's event.
+expect_write "markers/enable: mev_hit" "$M/enable" mev_hit ok
+expect_eq "the event is on" 1 "$(cat "$E/mev_hit/enable")"
+expect_write "markers/enable: mev_refused has no event: ENOENT" "$M/enable" mev_refused \
+	"No such file or directory"
+expect_write "markers/enable: !mev_hit" "$M/enable" '!mev_hit' ok
+expect_eq "the event is off" 0 "$(cat "$E/mev_hit/enable")"
+
+# perf, as Debian ships it.
+out=$(perf stat -a -x, -e markers:mev_hit -- sh -c "echo 'hit 10' > $P" 2>&1)
+diag "perf stat: $(echo "$out" | grep mev_hit)"
+expect_eq "perf stat counts the 10 hits" 10 \
+	"$(echo "$out" | sed -n 's/^\([0-9]*\),.*markers:mev_hit.*/\1/p')"
+rm -f /tmp/perf.data
+(cd /tmp && perf record -q -a -e markers:mev_hit -o /tmp/perf.data -- \
+	sh -c "echo 'hit 4' > $P" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+expect_eq "perf record + perf script: 4 samples" 4 "$(grep -c 'markers:mev_hit:' /tmp/perf.out)"
+expect_grep "perf script shows the fields of i = 1" \
+	'markers:mev_hit: +key 1 val -1 big 8589934592 name odd tag 98$' /tmp/perf.out
+
+# trace-cmd, as Debian ships it.
+rm -f /tmp/trace.dat
+(cd /tmp && trace-cmd record -q -e markers:mev_hit -o /tmp/trace.dat \
+	sh -c "echo 'hit 4' > $P" && trace-cmd report -i /tmp/trace.dat) > /tmp/trace-cmd.out 2>&1
+expect_eq "trace-cmd record + report: 4 records" 4 "$(grep -c 'mev_hit:' /tmp/trace-cmd.out)"
+expect_grep "trace-cmd report shows the fields of i = 2" \
+	'mev_hit: +key 2 val -2 big 17179869184 name even tag 99$' /tmp/trace-cmd.out
+
+# BPF: a tracepoint program counts the hits per key in an array map. Its
+# perf event is CPU 0's; the hits run on CPU 1: a program runs on every
+# hit, whichever CPU its perf event is bound to.
+id=$(cat "$E/mev_hit/id")
+out=$(marker-bpf "$id" 8 4 "taskset 2 sh -c 'echo hit 10 > $P'" 2>&1)
+expect_eq "BPF: hits per key" "0 3,1 3,2 2,3 2," "$(echo "$out" | tr '\n' ',')"
+expect "no probe left on mev_hit after perf and BPF" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+
+# The event goes with the module, unless it is in use; then it waits.
+echo 1 > "$E/mev_hit/enable"
+expect "rmmod marker_events, mev_hit enabled" rmmod marker_events
+expect "mev_hit stays while enabled" test -d "$E/mev_hit"
+expect "mev_str went with its module" test ! -e "$E/mev_str"
+expect "modprobe marker_events again" modprobe marker_events
+expect_eq "reloaded: the enabled event records at once" 3 \
+	"$(echo > "$T/trace"; fire 'hit 3'; grep -c ' mev_hit: ' "$T/trace")"
+echo 0 > "$E/mev_hit/enable"
+exec 5>"$E/mev_hit/enable"
+expect "rmmod marker_events" rmmod marker_events
+expect "mev_hit went once disabled and unloaded" test ! -e "$E/mev_hit"
+expect "available_events has no mev_ event" sh -c "! grep -q '^markers:mev_' $T/available_events"
+expect_fail "enabling through a file opened before the unload fails" sh -c "echo 1 >&5"
+exec 5>&-
+expect "no marker of the module is left" sh -c "! grep -q '^mev_' $M/list"
