@@ -161,6 +161,30 @@ static unsigned int marker_event_strsize(const char **s, bool *cut)
 	return MARKER_EVENT_STR_MAX;
 }
 
+/*
+ * Takes the arguments of a hit off @args straight into the record @rec of
+ * an event without strings, whose size is known before the hit. A field's
+ * size says how it travels: what is 4 bytes or less as an int, the rest as
+ * 64 bits (a long is 64 or 32 bits, as its field).
+ */
+static __always_inline void marker_event_store(const struct marker_event *ev, void *rec,
+					       va_list args)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_fields; i++) {
+		const struct marker_event_field *f = &ev->field[i];
+		void *p = rec + f->offset;
+
+		if (f->size == sizeof(u32))
+			*(u32 *)p = va_arg(args, unsigned int);
+		else if (f->size == sizeof(u64))
+			*(u64 *)p = va_arg(args, u64);
+		else
+			*(u8 *)p = va_arg(args, unsigned int);
+	}
+}
+
 /* Takes the arguments of a hit off @args, in the order of the fields. */
 static void marker_event_fetch(const struct marker_event *ev,
 			       struct marker_event_args *a, va_list args)
@@ -170,33 +194,24 @@ static void marker_event_fetch(const struct marker_event *ev,
 	a->strings = 0;
 	a->cut = 0;
 	for (i = 0; i < ev->nr_fields; i++) {
+		const struct marker_event_field *f = &ev->field[i];
 		const char *s;
 		bool cut = false;
 
-		switch (ev->field[i].f.type) {
-		case MARKER_FIELD_INT:
-		case MARKER_FIELD_UINT:
-		case MARKER_FIELD_CHAR:
-			a->value[i] = va_arg(args, unsigned int);
-			break;
-		case MARKER_FIELD_LONG:
-		case MARKER_FIELD_ULONG:
-		case MARKER_FIELD_PTR:
-			a->value[i] = va_arg(args, unsigned long);
-			break;
-		case MARKER_FIELD_S64:
-		case MARKER_FIELD_U64:
-			a->value[i] = va_arg(args, u64);
-			break;
-		case MARKER_FIELD_STR:
-			s = va_arg(args, const char *);
-			a->len[i] = marker_event_strsize(&s, &cut);
-			a->value[i] = (unsigned long)s;
-			a->strings += a->len[i];
-			if (cut)
-				a->cut |= BIT(i);
-			break;
+		if (f->f.type != MARKER_FIELD_STR) {
+			/* As marker_event_store() */
+			if (f->size == sizeof(u64))
+				a->value[i] = va_arg(args, u64);
+			else
+				a->value[i] = va_arg(args, unsigned int);
+			continue;
 		}
+		s = va_arg(args, const char *);
+		a->len[i] = marker_event_strsize(&s, &cut);
+		a->value[i] = (unsigned long)s;
+		a->strings += a->len[i];
+		if (cut)
+			a->cut |= BIT(i);
 	}
 }
 
@@ -254,6 +269,15 @@ static void marker_event_probe(void *probe_private, void *call_private,
 	if (trace_trigger_soft_disabled(file))
 		return;
 	va_start(args, marker);
+	if (!ev->cut_offset) {
+		rec = trace_event_buffer_reserve(&fbuffer, file, ev->size);
+		if (rec) {
+			marker_event_store(ev, rec, args);
+			trace_event_buffer_commit(&fbuffer);
+		}
+		va_end(args);
+		return;
+	}
 	marker_event_fetch(ev, &a, args);
 	va_end(args);
 	rec = trace_event_buffer_reserve(&fbuffer, file, ev->size + a.strings);
@@ -282,17 +306,25 @@ static void marker_event_perf_probe(void *probe_private, void *call_private,
 	if (!bpf_prog_array_valid(call) && hlist_empty(head))
 		return;
 	va_start(args, marker);
-	marker_event_fetch(ev, &a, args);
-	va_end(args);
+	a.strings = 0;
+	if (ev->cut_offset)
+		marker_event_fetch(ev, &a, args);
 	/* As perf_trace_##call(): a u32 size precedes the record in the sample. */
 	size = ALIGN(ev->size + a.strings + sizeof(u32), sizeof(u64)) - sizeof(u32);
 	rec = perf_trace_buf_alloc(size, &regs, &rctx);
-	if (!rec)
+	if (!rec) {
+		va_end(args);
 		return;
+	}
 	perf_fetch_caller_regs(regs);
-	marker_event_fill(ev, &a, rec);
-	if (a.cut)
-		atomic_long_inc(&ev->cut);
+	if (ev->cut_offset) {
+		marker_event_fill(ev, &a, rec);
+		if (a.cut)
+			atomic_long_inc(&ev->cut);
+	} else {
+		marker_event_store(ev, rec, args);
+	}
+	va_end(args);
 	perf_trace_run_bpf_submit(rec, size, rctx, call, 1, regs, head, NULL);
 }
 #endif
