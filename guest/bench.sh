@@ -14,6 +14,10 @@ echo "== modprobe markers_bench $args"
 # shellcheck disable=SC2086 # the parameters are words on purpose
 if modprobe markers_bench $args; then
 	bench_rows >&3
+	# What the event of a marker of one int argument allocates (the
+	# footprint rows of a TRACE_EVENT are measured on the host).
+	bytes=$(awk '$1 == "bench_fp_mark" { print $4 }' /sys/kernel/tracing/markers/events)
+	emit "footprint.mark_event.data ${bytes:-0} bytes"
 else
 	emit "modprobe_failed 1 -"
 fi

@@ -11,6 +11,9 @@ if ! module_built markers_bench; then
 fi
 
 dmesg -c >/dev/null
+# Room for the records of the record rows (10000 of each kind).
+echo 2048 > /sys/kernel/tracing/buffer_size_kb
+echo > /sys/kernel/tracing/trace
 expect "modprobe markers_bench smoke=1" modprobe markers_bench smoke=1
 rows=$(bench_rows)
 expect_eq "it reached the end" "done 1 -" "$(printf '%s\n' "$rows" | grep '^done ')"
@@ -21,7 +24,8 @@ for row in disabled.mark_jump disabled.mark_imm disabled.static_branch \
 	   enabled.mark_1fast enabled.mark_2fast enabled.mark_1probe enabled.mark_2probes \
 	   enabled.tracepoint_1probe enabled.kprobe enabled.optprobe \
 	   switch.1024.mark.on.ipis switch.1024.mark.sync.ns switch.1024.static_key.on.ipis \
-	   switch.1024.stop_machine.on.ns; do
+	   switch.1024.stop_machine.on.ns record.mark_event record.trace_event \
+	   record.mark_vsnprintf; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"
 done
 # A marker switch is one batch of the int3 patcher, 3 sync rounds whatever
@@ -44,4 +48,11 @@ expect "switching 1024 marker sites on maps fewer pages than it has sites" \
 	test "$(value 1024.mark.on.mappings)" -gt 0 -a "$(value 1024.mark.on.mappings)" -lt 1024
 expect "switching 1024 marker sites sends fewer IPIs than a static key of 1024" \
 	test "$(value 1024.mark.on.ipis)" -lt "$(value 1024.static_key.on.ipis)"
+# The record rows enabled each event for 10000 calls: the trace has them.
+expect "the marker event rows recorded markers:bench_fp_mark" \
+	grep -q ' bench_fp_mark: [0-9]' /sys/kernel/tracing/trace
+expect "the v1 rows recorded their formatted string" \
+	grep -q ' markers_bench_v1: bench_fp_mark: [0-9]' /sys/kernel/tracing/trace
+expect_eq "no event of the benchmark is left enabled" "" \
+	"$(grep -E '^markers(_bench)?:(bench_|markers_bench_)' /sys/kernel/tracing/set_event)"
 expect "rmmod markers_bench" rmmod markers_bench

@@ -243,9 +243,15 @@ def real_table(icount: Rows, text: Rows) -> List[str]:
 
 
 def table(icount: Rows, wall: List[Rows], footprint_rows: Rows, text: Rows) -> str:
+	event_data = icount.get('footprint.mark_event.data', (0, 'bytes'))[0]
 	lines = ['footprint (bytes added to one call, beyond no instrumentation):',
 		 *(f'  {name:<38} {value:>6} {unit}' for name, (value, unit)
 		   in footprint_rows.items()),
+		 f'  a marker event of one int argument allocates {event_data} bytes and adds no '
+		 'text;',
+		 f'  a TRACE_EVENT of one int field adds {footprint_rows["footprint.trace.data"][0]}'
+		 f' bytes of data and {footprint_rows["footprint.trace.cold_text"][0]} of cold '
+		 'text (its fields and tracefs files are alike)',
 		 '',
 		 *real_table(icount, text),
 		 '',
@@ -294,6 +300,10 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 	switch = {way: (icount[f'switch.1024.mark.{way}.ns'][0],
 			icount[f'switch.1024.static_key.{way}.ns'][0]) for way in ('on', 'off')}
 	hot = fp['footprint.mark.hot_text'][0]
+	rec, rec_te, rec_v1 = insn('record.mark_event'), insn('record.trace_event'), \
+		insn('record.mark_vsnprintf')
+	rec_wall = wall_median('record.mark_event') if wall else None
+	rec_te_wall = wall_median('record.trace_event') if wall else None
 	return [
 		Target('disabled MARK(): 1 instruction', f'{mark:.2f} insn', round(mark) == 1),
 		Target('disabled MARK(): at most static_branch_unlikely() + 1',
@@ -320,6 +330,13 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 		       f'{_fmt(stall, "ns")} vs {_fmt(stop, "ns")} (wall medians)'
 		       if wall else 'no wall run', bool(wall) and stall * 10 <= stop),
 		Target('hot-path text per site: at most 16 bytes', f'{hot} bytes', hot <= 16),
+		Target('a marker event record: at most a TRACE_EVENT record of the same field + 20%',
+		       f'{rec:.2f} vs {rec_te:.2f} insn', rec <= 1.2 * rec_te),
+		Target('a marker event record: at most a TRACE_EVENT record + 20% (wall median)',
+		       f'{_fmt(rec_wall, "ps")} vs {_fmt(rec_te_wall, "ps")}' if wall
+		       else 'no wall run', bool(wall) and rec_wall <= 1.2 * rec_te_wall),
+		Target("a marker event record: below v1's vsnprintf() record",
+		       f'{rec:.2f} vs {rec_v1:.2f} insn', rec < rec_v1),
 	]
 
 

@@ -34,6 +34,7 @@
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
 #include <linux/sync_core.h>
+#include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
@@ -397,6 +398,36 @@ static void bench_hits(unsigned int n)
 	}
 }
 
+/*
+ * Records of one int argument: a marker event, the TRACE_EVENT of the same
+ * field, and v1's probe (vsnprintf(), then a record of the string), each
+ * enabled in the top instance alone. bench_fp_none() is the base: every
+ * function of the rows stores the argument as it does.
+ */
+static void bench_records(unsigned int n)
+{
+	u64 base = bench_loop(bench_fp_none, n);
+
+	if (!trace_set_clr_event("markers", "bench_fp_mark", 1)) {
+		bench_hit("record.mark_event", bench_fp_mark, n, base);
+		trace_set_clr_event("markers", "bench_fp_mark", 0);
+	} else {
+		bench_result("record.mark_event_missing", 1, "-");
+	}
+	if (!trace_set_clr_event("markers_bench", "markers_bench_fp", 1)) {
+		bench_hit("record.trace_event", bench_fp_trace_event, n, base);
+		trace_set_clr_event("markers_bench", "markers_bench_fp", 0);
+	}
+	if (!trace_set_clr_event("markers_bench", "markers_bench_v1", 1)) {
+		if (!marker_probe_register_fast("bench_fp_mark", "%d", bench_v1_probe, NULL)) {
+			bench_hit("record.mark_vsnprintf", bench_fp_mark, n, base);
+			marker_probe_unregister_fast("bench_fp_mark", bench_v1_probe, NULL);
+			marker_synchronize_unregister();
+		}
+		trace_set_clr_event("markers_bench", "markers_bench_v1", 0);
+	}
+}
+
 /* --- switching rows ----------------------------------------------------- */
 
 /* A kthread on another CPU, spinning on the clock: the longest gap it saw. */
@@ -723,6 +754,7 @@ static int __init markers_bench_init(void)
 	bench_result("cpus", num_online_cpus(), "-");
 	bench_result("clock.resolution", bench_clock_resolution(), "ns");
 	bench_hits(n);
+	bench_records(n);
 	bench_sites_fire();
 	bench_switching_on_cpu0();
 	/*

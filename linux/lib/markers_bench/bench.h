@@ -8,6 +8,7 @@
 #define _MARKERS_BENCH_H
 
 #include <linux/jump_label.h>
+#include <linux/marker.h>
 #include <linux/tracepoint.h>
 
 extern int bench_sink;
@@ -41,5 +42,9 @@ void bench_fp_none(int v);
 void bench_fp_mark(int v);
 void bench_fp_static_branch(int v);
 void bench_fp_trace_event(int v);
+
+/* v1's tracefs probe: vsnprintf() and a record of the string (v1.c). */
+void bench_v1_probe(void *probe_private, void *call_private,
+		    const struct marker *marker, ...);
 
 #endif /* _MARKERS_BENCH_H */
