@@ -36,15 +36,13 @@ cmd "grep '^sample_read ' $M/sites"
 show "Every marker is a trace event, markers:<name>, its fields typed from its format"
 cmd "grep -E 'field:.* (pid|count|pos);|print fmt' $T/events/markers/sample_read/format"
 
-show "Filter on a field, then record with trace-cmd and read the fields back"
-cmd "echo 'pos == 0' > $T/events/markers/sample_read/filter"
-cmd "cd /tmp && trace-cmd record -q -e markers:sample_read sh -c 'cat /proc/marker-example; cat /proc/marker-example' > /dev/null"
+show "Record it with trace-cmd, filtered on a field (pos == 0), and read the fields back"
+cmd "cd /tmp && trace-cmd record -q -e markers:sample_read -f 'pos == 0' sh -c 'cat /proc/marker-example; cat /proc/marker-example' > /dev/null"
 cmd "cd /tmp && trace-cmd report 2>/dev/null | grep sample_read"
-cmd "echo 0 > $T/events/markers/sample_read/filter"
 
 show "perf records the same event, and perf script prints its fields"
 cmd "cd /tmp && perf record -q -a -e markers:sample_read -- cat /proc/marker-example > /dev/null 2>&1"
-cmd "cd /tmp && perf script 2>/dev/null"
+cmd "cd /tmp && perf --no-pager script 2>/dev/null"
 
 show "A probe from a module: samples/markers/probe-example counts the hits"
 cmd "modprobe probe-example"

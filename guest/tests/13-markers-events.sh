@@ -70,6 +70,22 @@ expect_eq "no record while the event is off" 0 \
 	"$(echo > "$T/trace"; fire 'hit 10'; grep -c ' mev_hit: ' "$T/trace")"
 expect_eq "the enable file lists no marker" "" "$(cat "$M/enable")"
 
+# An instance has its own probe: its records go to its own buffer only.
+I=$T/instances/markers_test
+if mkdir "$I" 2>/dev/null; then
+	echo > "$T/trace"
+	echo 1 > "$I/events/markers/mev_hit/enable"
+	fire "hit 5"
+	echo 0 > "$I/events/markers/mev_hit/enable"
+	expect_eq "an instance: 5 records in its buffer" 5 "$(grep -c ' mev_hit: ' "$I/trace")"
+	expect_eq "an instance: none in the top buffer" 0 "$(grep -c ' mev_hit: ' "$T/trace")"
+	expect "an instance: removed, its probe with it" rmdir "$I"
+	expect "no probe left on mev_hit after the instance" \
+		sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+else
+	fail "an instance for the events" "mkdir $I failed"
+fi
+
 # Filters on the typed fields.
 expect_write "filter: key == 1 && val < -3" "$E/mev_hit/filter" "key == 1 && val < -3" ok
 expect_eq "filtered: i = 5 and 9" 2 "$(count mev_hit 'hit 10')"
@@ -153,6 +169,29 @@ id=$(cat "$E/mev_hit/id")
 out=$(marker-bpf "$id" 8 4 "taskset 2 sh -c 'echo hit 10 > $P'" 2>&1)
 expect_eq "BPF: hits per key" "0 3,1 3,2 2,3 2," "$(echo "$out" | tr '\n' ',')"
 expect "no probe left on mev_hit after perf and BPF" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+
+# The examples of Documentation/markers.txt, on samples/markers.
+expect "modprobe marker-example" modprobe marker-example
+S=$E/sample_read
+expect_write "docs: filter 'pos == 0 && count > 4096'" "$S/filter" 'pos == 0 && count > 4096' ok
+expect_write "docs: trigger 'hist:keys=pid if pos == 0'" "$S/trigger" 'hist:keys=pid if pos == 0' ok
+cat /proc/marker-example >/dev/null
+cat /proc/marker-example >/dev/null
+expect_eq "docs: the hist has two pids, one hit each (the reads at pos 0)" "1 1 " \
+	"$(sed -n 's/^{ pid: *[0-9]* } hitcount: *\([0-9]*\)$/\1/p' "$S/hist" | tr '\n' ' ')"
+echo '!hist:keys=pid if pos == 0' > "$S/trigger"
+expect_eq "docs: no trigger left on sample_read" "" "$(grep -v '^#' "$S/trigger")"
+echo 0 > "$S/filter"
+expect_write "docs: filter 'data ~ \"hel*\"'" "$E/sample_write/filter" 'data ~ "hel*"' ok
+expect_eq "docs: the glob lets hello through, not bye" "hello" \
+	"$(echo > "$T/trace"; echo 1 > "$E/sample_write/enable"; echo hello > /proc/marker-example
+	   echo bye > /proc/marker-example; echo 0 > "$E/sample_write/enable"
+	   sed -n 's/.* sample_write: pid [0-9]* len [0-9]* data //p' "$T/trace")"
+echo 0 > "$E/sample_write/filter"
+expect_eq "docs: perf stat counts the two reads of one cat" 2 \
+	"$(perf stat -a -x, -e markers:sample_read -- cat /proc/marker-example 2>&1 >/dev/null |
+	   sed -n 's/^\([0-9]*\),.*markers:sample_read.*/\1/p')"
+expect "rmmod marker-example" rmmod marker_example
 
 # The event goes with the module, unless it is in use; then it waits.
 echo 1 > "$E/mev_hit/enable"

@@ -925,11 +925,14 @@ static const struct file_operations trace_markers_enable_fops = {
 };
 
 #ifdef CONFIG_MODULES
-/* After kernel/marker.c has taken a module's sites in, or let them go. */
+/*
+ * After kernel/marker.c has taken a module's sites in, forgotten those of
+ * its init text, or let them all go.
+ */
 static int trace_markers_module_notify(struct notifier_block *self, unsigned long val,
 				       void *data)
 {
-	if (val == MODULE_STATE_COMING || val == MODULE_STATE_GOING)
+	if (val != MODULE_STATE_UNFORMED)
 		trace_markers_sync();
 	return NOTIFY_OK;
 }
