@@ -19,7 +19,8 @@
  *   enable	write NAME to enable the event of a marker in the top
  *		instance, !NAME to disable it; read it to see those enabled
  *   sites	every patched site: its marker, where it is, its bytes now
- *   events	every marker event: its name, id, fields and records cut
+ *   events	every marker event: its name, id, records cut, bytes and
+ *		fields; and every marker refused an event, with why
  *
  * The files are root's and refuse to open under lockdown
  * (LOCKDOWN_TRACEFS). See Documentation/markers.txt.
