@@ -256,6 +256,23 @@ static void marker_event_fill(const struct marker_event *ev,
 		*(u8 *)(rec + ev->cut_offset) = a->cut;
 }
 
+/*
+ * Writes the record @rec of a hit: straight from @args for an event without
+ * strings, else from @a, which marker_event_fetch() took off them.
+ */
+static __always_inline void marker_event_write(struct marker_event *ev,
+					       const struct marker_event_args *a,
+					       void *rec, va_list args)
+{
+	if (!ev->cut_offset) {
+		marker_event_store(ev, rec, args);
+		return;
+	}
+	marker_event_fill(ev, a, rec);
+	if (a->cut)
+		atomic_long_inc(&ev->cut);
+}
+
 /* The probe of each instance in which the event is enabled. */
 static void marker_event_probe(void *probe_private, void *call_private,
 			       const struct marker *marker, ...)
@@ -270,24 +287,15 @@ static void marker_event_probe(void *probe_private, void *call_private,
 	if (trace_trigger_soft_disabled(file))
 		return;
 	va_start(args, marker);
-	if (!ev->cut_offset) {
-		rec = trace_event_buffer_reserve(&fbuffer, file, ev->size);
-		if (rec) {
-			marker_event_store(ev, rec, args);
-			trace_event_buffer_commit(&fbuffer);
-		}
-		va_end(args);
-		return;
-	}
-	marker_event_fetch(ev, &a, args);
-	va_end(args);
+	a.strings = 0;
+	if (ev->cut_offset)
+		marker_event_fetch(ev, &a, args);
 	rec = trace_event_buffer_reserve(&fbuffer, file, ev->size + a.strings);
-	if (!rec)
-		return;
-	marker_event_fill(ev, &a, rec);
-	if (a.cut)
-		atomic_long_inc(&ev->cut);
-	trace_event_buffer_commit(&fbuffer);
+	if (rec) {
+		marker_event_write(ev, &a, rec, args);
+		trace_event_buffer_commit(&fbuffer);
+	}
+	va_end(args);
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -318,13 +326,7 @@ static void marker_event_perf_probe(void *probe_private, void *call_private,
 		return;
 	}
 	perf_fetch_caller_regs(regs);
-	if (ev->cut_offset) {
-		marker_event_fill(ev, &a, rec);
-		if (a.cut)
-			atomic_long_inc(&ev->cut);
-	} else {
-		marker_event_store(ev, rec, args);
-	}
+	marker_event_write(ev, &a, rec, args);
 	va_end(args);
 	perf_trace_run_bpf_submit(rec, size, rctx, call, 1, regs, head, NULL);
 }
