@@ -2,7 +2,9 @@
 #
 # Helpers shared by the guest scripts (sourced by /init).
 #
-# The results channel is ttyS1; the host turns what it receives into KTAP:
+# The results channel is the device that wb.results= names on the kernel
+# command line (settings.Arch), or else ttyS1, the second UART of x86
+# guests. The host turns what it receives into KTAP:
 #   @@ section NAME     starts a section (boot-kunit, after-boot-kunit,
 #                       after-boot-log, e2e, kmemleak, end)
 #   @@ suite NAME       starts a suite inside a section
@@ -16,8 +18,6 @@
 # stopped half-way or reported no case; a script must return 0 (it does
 # when it ends with a case or a skip).
 
-RESULTS_TTY=/dev/ttyS1
-
 # cmdline_value KEY: the value of KEY= on the kernel command line.
 cmdline_value() {
 	for word in $(cat /proc/cmdline); do
@@ -28,6 +28,8 @@ cmdline_value() {
 }
 
 results_open() {
+	RESULTS_TTY=$(cmdline_value wb.results)
+	: "${RESULTS_TTY:=/dev/ttyS1}"
 	stty -F "$RESULTS_TTY" raw -echo 2>/dev/null
 	exec 3>"$RESULTS_TTY"
 }

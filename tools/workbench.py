@@ -42,7 +42,7 @@ class Status(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Prepared:
-	qemu: Path
+	qemu: Path		# where the workbench's QEMU is unpacked
 	tree: tree.Tree
 	commits: List[str]
 	cover: series.Cover
@@ -53,14 +53,14 @@ def prepare(install: bool = True) -> Prepared:
 	"""Installs what is missing, then applies the series to the cached tree."""
 	if install:
 		deps.ensure_packages()
-	qemu_binary = deps.ensure_qemu()
+	qemu_prefix = deps.ensure_qemu()
 	t = tree.prepare()
 	cover, patches = series.load()
 	log(f'applying {len(patches)} patches to {settings.SOURCE_PACKAGE} '
 	    f'{t.package_version} (Linux {t.kernel_version()})')
 	commits = series.apply(t, patches) if patches else [tree.git_out(t.src, 'rev-parse', 'pristine')]
 	tree.checkout(t, commits[-1])
-	return Prepared(qemu_binary, t, commits, cover, patches)
+	return Prepared(qemu_prefix, t, commits, cover, patches)
 
 
 def link_build(build: kbuild.Build) -> None:
@@ -176,7 +176,7 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	log(f'{what}: booting (console: {console})')
 	guest = qemu.boot(p.qemu, build.image, initrd,
 			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline),
-			  config.smp, config.boot_timeout, console, channel)
+			  config.smp, config.boot_timeout, console, channel, arch=config.arch)
 	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
 	text = guest.channel()
@@ -351,12 +351,12 @@ def cmd_run(args) -> Status:
 	if sys.stdin.isatty():
 		log('booting on this terminal: "exit" powers the guest off, Ctrl-A X quits QEMU')
 		rc = qemu.boot_interactive(p.qemu, build.image, image, (*cmdline, 'wb.shell=1'),
-					   build.config.smp)
+					   build.config.smp, arch=build.config.arch)
 		return Status.SUCCESS if rc == 0 else Status.FAILURE
 	outdir = settings.OUT / 'run'
 	guest = qemu.boot(p.qemu, build.image, image, cmdline, build.config.smp,
 			  build.config.boot_timeout, outdir / 'console.log',
-			  outdir / 'results.txt', echo=sys.stdout)
+			  outdir / 'results.txt', arch=build.config.arch, echo=sys.stdout)
 	shown = results.channel_ended(guest.channel())
 	log(f'guest {guest.status.value} after {guest.seconds:.0f} s; '
 	    f'{"the demo ran to its end" if shown else "the demo did not finish"}')

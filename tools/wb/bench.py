@@ -53,16 +53,16 @@ def parse_rows(text: str) -> Rows:
 	return rows
 
 
-def run_guest(qemu_binary: Path, build: Build, initrd: Path, outdir: Path, mode: str,
+def run_guest(qemu_prefix: Path, build: Build, initrd: Path, outdir: Path, mode: str,
 	      module_args: Sequence[str]) -> Rows:
 	"""Boots the benchmark kernel once in @mode ('icount' or 'wall')."""
 	cmdline = ['wb.mode=bench', 'quiet']
 	if module_args:
 		cmdline.append('wb.bench_args=' + ','.join(module_args))
 	icount = mode == 'icount'
-	guest = qemu.boot(qemu_binary, build.image, initrd, cmdline, build.config.smp,
+	guest = qemu.boot(qemu_prefix, build.image, initrd, cmdline, build.config.smp,
 			  settings.BENCH_TIMEOUT, outdir / 'console.log', outdir / 'results.txt',
-			  extra=settings.BENCH_ICOUNT_ARGS if icount else (),
+			  arch=build.config.arch, extra=settings.BENCH_ICOUNT_ARGS if icount else (),
 			  tcg='single' if icount else settings.BENCH_WALL_TCG)
 	text = guest.channel()
 	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
@@ -88,12 +88,12 @@ WALL_CLOCK_RESOLUTION_NS = 1000
 WALL_TRIES = 3
 
 
-def wall_run(qemu_binary: Path, build: Build, initrd: Path, outdir: Path,
+def wall_run(qemu_prefix: Path, build: Build, initrd: Path, outdir: Path,
 	     module_args: Sequence[str]) -> Rows:
 	"""One wall run with a fine guest clock: a run whose clock went coarse
 	is logged and made again, up to WALL_TRIES times."""
 	for attempt in range(1, WALL_TRIES + 1):
-		rows = run_guest(qemu_binary, build, initrd, outdir, 'wall', module_args)
+		rows = run_guest(qemu_prefix, build, initrd, outdir, 'wall', module_args)
 		resolution = rows.get('clock.resolution', (0, 'ns'))[0]
 		if resolution <= WALL_CLOCK_RESOLUTION_NS:
 			return rows
@@ -345,7 +345,7 @@ def targets_text(result: List[Target]) -> str:
 					   for t in result])
 
 
-def machine(qemu_binary: Path, build: Build) -> Dict[str, str]:
+def machine(qemu_prefix: Path, build: Build) -> Dict[str, str]:
 	cpuinfo = Path('/proc/cpuinfo').read_text().splitlines()
 	cpu = next((line.split(':', 1)[1].strip() for line in cpuinfo
 		    if line.startswith('model name')), platform.processor())
@@ -353,7 +353,8 @@ def machine(qemu_binary: Path, build: Build) -> Dict[str, str]:
 		'host_cpu': cpu,
 		'host_cpus': str(sum(line.startswith('processor') for line in cpuinfo)),
 		'host_kernel': platform.release(),
-		'qemu': output([str(qemu_binary), '-L', str(qemu_binary.parents[1] / 'share/qemu'),
+		'qemu': output([str(qemu.binary(qemu_prefix, build.config.arch)),
+				'-L', str(qemu_prefix / 'usr/share/qemu'),
 				'--version']).splitlines()[0],
 		'guest_kernel': build.release(),
 		'guest_vcpus': str(build.config.smp),
@@ -361,14 +362,14 @@ def machine(qemu_binary: Path, build: Build) -> Dict[str, str]:
 	}
 
 
-def run(qemu_binary: Path, build: Build, outdir: Path, wall_runs: int,
+def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 	module_args: Sequence[str] = ()) -> Tuple[Path, Path]:
 	"""The whole benchmark; returns the JSON and the table it wrote."""
 	initrd = initramfs.make(build)
 	fp = footprint(build)
 	text = real_text(build)
-	icount = run_guest(qemu_binary, build, initrd, outdir / 'icount', 'icount', module_args)
-	wall = [wall_run(qemu_binary, build, initrd, outdir / f'wall-{i}', module_args)
+	icount = run_guest(qemu_prefix, build, initrd, outdir / 'icount', 'icount', module_args)
+	wall = [wall_run(qemu_prefix, build, initrd, outdir / f'wall-{i}', module_args)
 		for i in range(1, wall_runs + 1)]
 
 	goals = targets(icount, wall, fp)
@@ -379,7 +380,7 @@ def run(qemu_binary: Path, build: Build, outdir: Path, wall_runs: int,
 			'min': min(runs), 'max': max(runs), 'runs': runs}
 
 	doc = {
-		'machine': machine(qemu_binary, build),
+		'machine': machine(qemu_prefix, build),
 		'method': {
 			'icount': 'QEMU -icount shift=0,sleep=off, single-threaded TCG: the guest '
 				  'clock counts guest instructions; ps rows are 1/1000 instruction',

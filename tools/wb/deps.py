@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Installs the Debian packages the workbench needs, only when some are missing."""
+"""Installs the Debian packages the workbench needs, only when some are
+missing, and fetches into the cache what it cannot install: QEMU 10."""
 
 import shutil
 import subprocess
@@ -37,48 +38,67 @@ def ensure_packages(packages: Sequence[str] = settings.APT_PACKAGES) -> None:
 		raise WorkbenchError('apt-get did not install: ' + ' '.join(still))
 
 
-def _apt_private(*args: str) -> list:
-	"""apt-get with its own sources, lists and cache under the workbench cache,
-	so that the system's apt configuration is neither read nor changed."""
-	root = settings.CACHE / 'apt'
+def _apt_private(root: Path, source: str, *args: str) -> list:
+	"""apt-get with its own @source, lists and cache under @root, so that the
+	system's apt configuration is neither read nor changed."""
 	for d in ('lists/partial', 'cache/archives/partial'):
 		(root / d).mkdir(parents=True, exist_ok=True)
 	sources = root / 'sources.list'
-	sources.write_text(settings.QEMU_APT_SOURCE + '\n')
+	sources.write_text(source + '\n')
 	return ['apt-get', '-q', '-o', f'Dir::Etc::sourcelist={sources}',
 		'-o', 'Dir::Etc::sourceparts=-', '-o', f'Dir::State::Lists={root}/lists',
 		'-o', f'Dir::Cache={root}/cache', '-o', 'APT::Sandbox::User=root', *args]
 
 
+def _unpack(debs: Path, dest: Path) -> None:
+	"""Unpacks every package of @debs into @dest, which it replaces."""
+	tmp = dest.with_name(dest.name + '.tmp')
+	shutil.rmtree(tmp, ignore_errors=True)
+	for deb in sorted(debs.glob('*.deb')):
+		run(['dpkg-deb', '-x', deb, tmp], quiet=True)
+	shutil.rmtree(dest, ignore_errors=True)
+	tmp.rename(dest)
+
+
+def _booted_archs() -> List[settings.Arch]:
+	"""The architectures whose kernels some config of the workbench boots."""
+	configs = [*settings.MATRIX.values(), settings.BENCH]
+	return [arch for arch in settings.ARCHS.values()
+		if any(c.arch == arch and c.guests for c in configs)]
+
+
 def ensure_qemu() -> Path:
-	"""Returns the QEMU the guests run on, fetching it into the cache once.
+	"""Returns the prefix of the QEMU the guests run on (its binaries in
+	usr/bin), fetching it into the cache once, and again when the QEMU of
+	an architecture that boots is missing there.
 
 	Debian 12's QEMU 7.2, under multi-threaded TCG, oopses an unpatched
 	6.12 kernel on an int3 of its own text_poke_bp() when ftrace is
 	toggled while other vCPUs run; QEMU 10 from bookworm-backports does not
-	(it still loses static key toggles, see settings.QEMU_ARGS). It is
+	(it still loses static key toggles, see settings.TCG_THREADS). It is
 	unpacked under the cache and runs with the libraries Debian 12's
 	qemu-system-x86 brought in.
 	"""
 	prefix = settings.CACHE / 'qemu'
-	binary = prefix / 'usr/bin' / settings.QEMU_BINARY
-	if binary.is_file():
-		return binary
+	missing = [arch.qemu_binary for arch in _booted_archs()
+		   if not (prefix / 'usr/bin' / arch.qemu_binary).is_file()]
+	if not missing:
+		return prefix
 	if not is_root():
-		raise WorkbenchError(f'{binary} is missing; run as root once to fetch it')
-	log(f'fetching QEMU from {settings.QEMU_APT_SOURCE} into {prefix}')
-	run(_apt_private('update'))
-	debs = settings.CACHE / 'apt/debs'
+		raise WorkbenchError(f'{", ".join(missing)} missing from {prefix}/usr/bin; '
+				     'run as root once to fetch them')
+	log(f'fetching QEMU ({", ".join(missing)} missing) from {settings.QEMU_APT_SOURCE} '
+	    f'into {prefix}')
+	root = settings.CACHE / 'apt'
+	run(_apt_private(root, settings.QEMU_APT_SOURCE, 'update'))
+	debs = root / 'debs'
 	shutil.rmtree(debs, ignore_errors=True)
 	debs.mkdir(parents=True)
-	run(_apt_private('download', *(f'{p}/{settings.QEMU_APT_RELEASE}'
-				     for p in settings.QEMU_PACKAGES)), cwd=debs)
-	tmp = prefix.with_name('qemu.tmp')
-	shutil.rmtree(tmp, ignore_errors=True)
-	for deb in sorted(debs.glob('*.deb')):
-		run(['dpkg-deb', '-x', deb, tmp], quiet=True)
-	shutil.rmtree(prefix, ignore_errors=True)
-	tmp.rename(prefix)
-	version = output([binary, '--version']).splitlines()[0]
-	log(f'using {version}')
-	return binary
+	run(_apt_private(root, settings.QEMU_APT_SOURCE, 'download',
+			 *(f'{p}/{settings.QEMU_APT_RELEASE}' for p in settings.QEMU_PACKAGES)),
+	    cwd=debs)
+	_unpack(debs, prefix)
+	for arch in _booted_archs():
+		version = output([prefix / 'usr/bin' / arch.qemu_binary, '--version'])
+		log(f'using {version.splitlines()[0]} ({arch.qemu_binary})')
+	return prefix

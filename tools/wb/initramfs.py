@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """The guest's initramfs: busybox-static, guest/, the build's modules and
-the out-of-tree modules of guest/modules/, built against it, and the
-tracer tools of settings.GUEST_PROGRAMS and guest/progs/ with their shared
-libraries."""
+the out-of-tree modules of guest/modules/, built against it, and, for an
+Arch with guest_tools, the tracer tools of settings.GUEST_PROGRAMS and
+guest/progs/ with their shared libraries."""
 
 import re
 import shutil
@@ -62,6 +62,15 @@ def _build_progs(build: Build) -> Iterable[Path]:
 		yield binary
 
 
+def _install_tools(root: Path, build: Build) -> None:
+	"""Installs the tracer tools, those of the host and those of
+	guest/progs/."""
+	for program in map(Path, settings.GUEST_PROGRAMS):
+		_install_program(root, program, program.name)
+	for binary in _build_progs(build):
+		_install_program(root, binary, binary.name)
+
+
 def make(build: Build) -> Path:
 	"""Writes <build>/initramfs.cpio.gz and returns its path."""
 	root = build.dir / 'initramfs'
@@ -84,10 +93,8 @@ def make(build: Build) -> Path:
 		for ko in kbuild.external_modules(build):
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
-	for program in settings.GUEST_PROGRAMS:
-		_install_program(root, Path(program), Path(program).name)
-	for binary in _build_progs(build):
-		_install_program(root, binary, binary.name)
+	if build.config.arch.guest_tools:
+		_install_tools(root, build)
 
 	image = build.dir / 'initramfs.cpio.gz'
 	with open(image, 'wb') as f:

@@ -25,7 +25,7 @@ class Build:
 
 	@property
 	def image(self) -> Path:
-		return self.dir / settings.QEMU_KERNEL_IMAGE
+		return self.dir / self.config.arch.image
 
 	@property
 	def modroot(self) -> Path:
@@ -82,13 +82,19 @@ def _validate(build: Build, fragment: str) -> None:
 			' menuconfig`):\n  ' + '\n  '.join(dropped))
 
 
+def _compiler(build: Build) -> str:
+	return build.config.arch.cross_compile + 'gcc'
+
+
 def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
 	# Fixed build identity and release: an unchanged input rebuilds nothing.
 	env = {'CCACHE_DIR': str(settings.CCACHE_DIR), 'KBUILD_BUILD_TIMESTAMP': settings.COMMIT_DATE,
 	       'KBUILD_BUILD_USER': 'markers', 'KBUILD_BUILD_HOST': 'workbench',
 	       'LOCALVERSION': ''}
-	run(['make', '-C', build.tree.src, f'O={build.dir}', 'ARCH=x86_64',
-	     'CC=ccache gcc', f'-j{os.cpu_count() or 2}', *extra, *targets],
+	arch = build.config.arch
+	cross = (f'CROSS_COMPILE={arch.cross_compile}',) if arch.cross_compile else ()
+	run(['make', '-C', build.tree.src, f'O={build.dir}', f'ARCH={arch.make_arch}', *cross,
+	     f'CC=ccache {_compiler(build)}', f'-j{os.cpu_count() or 2}', *extra, *targets],
 	    env=env, logfile=logfile)
 
 
@@ -96,7 +102,7 @@ def _stamp(build: Build, fragment: str) -> str:
 	h = hashlib.sha256()
 	h.update(git_out(build.tree.src, 'rev-parse', 'HEAD').encode())
 	h.update(fragment.encode())
-	h.update(output(['gcc', '--version']).encode())
+	h.update(output([_compiler(build), '--version']).encode())
 	return h.hexdigest()
 
 
@@ -141,7 +147,7 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 		(b.dir / 'fragment.config').write_text(fragment)
 
 	log(f'{config.name}: building (log: {b.log})')
-	_make(b, 'bzImage', 'modules', logfile=b.log)
+	_make(b, b.image.name, 'modules', logfile=b.log)
 	shutil.rmtree(b.modroot, ignore_errors=True)
 	_make(b, 'modules_install', logfile=b.dir / 'modules_install.log',
 	      extra=(f'INSTALL_MOD_PATH={b.modroot}', 'INSTALL_MOD_STRIP=1'))

@@ -404,7 +404,7 @@ def replay(seconds: float):
 	Only a baseline that passed is recorded, so the guest powered off."""
 	real = qemu.boot
 
-	def recorded(qemu_binary, image, initrd, cmdline, smp, timeout, console, results,
+	def recorded(qemu_prefix, image, initrd, cmdline, smp, timeout, console, results,
 		     **kwargs):
 		log(f'replaying the recorded guest: {console}, {results}')
 		return qemu.GuestRun(qemu.GuestStatus.POWERED_OFF, seconds, console, results)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Booting a kernel in QEMU: console to a log (and optionally the terminal),
-results channel (ttyS1) to a file, a hard timeout."""
+results channel (see settings.Arch) to a file, a hard timeout."""
 
 import enum
 import subprocess
@@ -35,18 +35,25 @@ class GuestRun:
 		return self.results.read_text(errors='replace')
 
 
-def command(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
-	    results: Optional[Path], interactive: bool,
+def binary(qemu: Path, arch: settings.Arch) -> Path:
+	"""The QEMU of @arch's guests under @qemu, the prefix where the
+	workbench unpacked its QEMU (deps.ensure_qemu())."""
+	return qemu / 'usr/bin' / arch.qemu_binary
+
+
+def command(qemu: Path, arch: settings.Arch, image: Path, initrd: Path,
+	    cmdline: Sequence[str], smp: int, results: Optional[Path], interactive: bool,
 	    extra: Sequence[str] = (), tcg: Optional[str] = None) -> list:
 	"""The QEMU command line; @tcg is 'single' or 'multi' (default:
 	settings.TCG_THREADS)."""
-	firmware = qemu.parents[1] / 'share/qemu'
-	cmd = [str(qemu), '-L', str(firmware), *settings.QEMU_ARGS,
+	channel = ([a.format(path=results, option_path=str(results).replace(',', ',,'))
+		    for a in arch.results_args] if results else list(arch.results_null_args))
+	cmd = [str(binary(qemu, arch)), '-L', str(qemu / 'usr/share/qemu'), *arch.qemu_args,
 	       '-accel', f'tcg,thread={tcg or settings.TCG_THREADS}', '-smp', str(smp),
 	       '-kernel', str(image), '-initrd', str(initrd),
-	       '-append', ' '.join([*settings.KERNEL_CMDLINE, *cmdline]),
-	       '-serial', 'mon:stdio' if interactive else 'stdio',
-	       '-serial', f'file:{results}' if results else 'null', *extra]
+	       '-append', ' '.join([f'console={arch.console}', *settings.KERNEL_CMDLINE,
+				    *arch.cmdline, *cmdline]),
+	       '-serial', 'mon:stdio' if interactive else 'stdio', *channel, *extra]
 	return cmd
 
 
@@ -61,13 +68,15 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
 
 
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
-	 console: Path, results: Optional[Path], echo: Optional[TextIO] = None,
-	 extra: Sequence[str] = (), tcg: Optional[str] = None) -> GuestRun:
-	"""Boots without a terminal: everything the guest prints lands in @console."""
+	 console: Path, results: Optional[Path], *, arch: settings.Arch,
+	 echo: Optional[TextIO] = None, extra: Sequence[str] = (),
+	 tcg: Optional[str] = None) -> GuestRun:
+	"""Boots an @arch kernel without a terminal: everything the guest prints
+	lands in @console, what it sends on its results channel in @results."""
 	console.parent.mkdir(parents=True, exist_ok=True)
 	if results:
 		results.unlink(missing_ok=True)
-	cmd = command(qemu, image, initrd, cmdline, smp, results, False, extra, tcg)
+	cmd = command(qemu, arch, image, initrd, cmdline, smp, results, False, extra, tcg)
 	log('$ ' + ' '.join(cmd))
 	start = time.monotonic()
 	with open(console, 'w') as logf:
@@ -87,8 +96,8 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 
 
 def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],
-		     smp: int, extra: Sequence[str] = ()) -> int:
+		     smp: int, *, arch: settings.Arch, extra: Sequence[str] = ()) -> int:
 	"""Boots on the terminal (Ctrl-A X quits QEMU); returns QEMU's exit code."""
-	cmd = command(qemu, image, initrd, cmdline, smp, None, True, extra)
+	cmd = command(qemu, arch, image, initrd, cmdline, smp, None, True, extra)
 	log('$ ' + ' '.join(cmd))
 	return subprocess.call(cmd)

@@ -91,7 +91,7 @@ def channel_ended(text: str) -> bool:
 
 
 def split_channel(text: str) -> Dict[str, List[Tuple[str, List[str]]]]:
-	"""Splits the ttyS1 stream into sections of (suite, lines), in the order
+	"""Splits the results channel into sections of (suite, lines), in the order
 	the guest sent them; other "@@" lines (script, token) are left out."""
 	sections: Dict[str, List[Tuple[str, List[str]]]] = {}
 	current: Optional[List[Tuple[str, List[str]]]] = None

@@ -38,7 +38,8 @@ APT_PACKAGES = (
 )
 
 # What the guest's initramfs carries besides busybox, with the shared
-# libraries they need (see wb/initramfs.py).
+# libraries they need (see wb/initramfs.py): x86_64 binaries of the host,
+# in the guests of an Arch with guest_tools only.
 GUEST_PROGRAMS = ('/usr/bin/perf', '/usr/bin/trace-cmd')
 # Programs of guest/progs/, built on the host: source, libraries.
 GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)),)
@@ -62,6 +63,47 @@ E2E_DIR = GUEST_DIR / 'tests'
 
 
 @dataclass(frozen=True)
+class Arch:
+	"""How the kernels of one architecture are built and booted."""
+	name: str
+	make_arch: str			# ARCH= of the kernel's make
+	cross_compile: str		# CROSS_COMPILE=; '' for the host's gcc
+	image: str			# the boot image in the build dir; make target: its name
+	deb_arch: str			# Debian's name of it, for busybox-static
+	# Booting (none: its configs are built only). QEMU comes from
+	# QEMU_PACKAGES, unpacked under the cache (deps.ensure_qemu()).
+	qemu_binary: str = ''
+	qemu_args: Tuple[str, ...] = ()	# machine, CPU, firmware, memory
+	console: str = ''		# console= of the kernel command line
+	# The results channel, a file on the host ({path}; {option_path} is
+	# the same with its commas doubled, as an option list wants them), and
+	# what stands in for it when nothing reads it (make run on a terminal);
+	# the guest finds it with wb.results= in cmdline (guest/lib.sh, default
+	# ttyS1).
+	results_args: Tuple[str, ...] = ()
+	results_null_args: Tuple[str, ...] = ()
+	cmdline: Tuple[str, ...] = ()	# after console= and KERNEL_CMDLINE
+	# Whether the guests get GUEST_PROGRAMS and GUEST_PROGS_BUILT, which
+	# are binaries of the host.
+	guest_tools: bool = False
+
+
+X86_64 = Arch(
+	name='x86_64', make_arch='x86_64', cross_compile='', image='arch/x86/boot/bzImage',
+	deb_arch='amd64', qemu_binary='qemu-system-x86_64',
+	# qboot, and two serial ports: ttyS0 is the console, ttyS1 carries the
+	# guest's results to the host.
+	qemu_args=('-nodefaults', '-no-reboot', '-display', 'none',
+		   '-bios', 'qboot.rom',
+		   '-m', '1024'),
+	console='ttyS0',
+	results_args=('-serial', 'file:{path}'),
+	results_null_args=('-serial', 'null'),
+	guest_tools=True)
+ARCHS = {arch.name: arch for arch in (X86_64,)}
+
+
+@dataclass(frozen=True)
 class KernelConfig:
 	"""One kernel of the test matrix: allnoconfig plus its fragments."""
 	name: str
@@ -82,6 +124,7 @@ class KernelConfig:
 	cmdline: Tuple[str, ...] = ()
 	smp: int = 4
 	lint: bool = False		# W=1 and sparse on the series' new files
+	arch: Arch = X86_64
 
 
 # The matrix of `make test`, in build order.
@@ -160,14 +203,12 @@ BENCH_TIMEOUT = 1200
 RUN_CONFIG = 'debug'
 SERIES_CHECK_CONFIG = 'rt'
 
-QEMU_BINARY = 'qemu-system-x86_64'
-# Where the workbench's own QEMU comes from (see deps.ensure_qemu()).
+# Where the workbench's own QEMU comes from (see deps.ensure_qemu()): the
+# QEMU binaries of every Arch that boots, and what they share.
 QEMU_APT_SOURCE = 'deb http://deb.debian.org/debian bookworm-backports main'
 QEMU_APT_RELEASE = 'bookworm-backports'
 QEMU_PACKAGES = ('qemu-system-x86', 'qemu-system-common', 'qemu-system-data')
-QEMU_KERNEL_IMAGE = 'arch/x86/boot/bzImage'
-# TCG (no KVM here), qboot, and two serial ports: ttyS0 is the console,
-# ttyS1 carries the guest's results to the host.
+# TCG, as there is no usable KVM here; each Arch gives the machine.
 #
 # Single-threaded TCG: its vCPUs take turns, and a guest cpu_relax() hands
 # over to the next, so code runs on one vCPU while another patches it, at
@@ -175,17 +216,13 @@ QEMU_KERNEL_IMAGE = 'arch/x86/boot/bzImage'
 # cross-vCPU code modification: unpatched 6.12, toggling one upstream static
 # key while three kthreads run its site, dies on a stale int3 (see
 # README.md, "Why single-threaded TCG"); --tcg=multi reproduces it.
-QEMU_ARGS = (
-	'-nodefaults', '-no-reboot', '-display', 'none',
-	'-bios', 'qboot.rom',
-	'-m', '1024',
-)
 TCG_THREADS = 'single'
 # Guests of `make test` that run at once, each on one host core (single-
 # threaded TCG), while the next kernel of the matrix builds.
 PARALLEL_GUESTS = 2
 
+# After console= of the Arch.
 KERNEL_CMDLINE = (
-	'console=ttyS0', 'panic=-1', 'oops=panic', 'initramfs_async=0',
+	'panic=-1', 'oops=panic', 'initramfs_async=0',
 	'printk.devkmsg=on',
 )
