@@ -3,8 +3,9 @@
 # Helpers shared by the guest scripts (sourced by /init).
 #
 # The results channel is the device that wb.results= names on the kernel
-# command line (settings.Arch), or else ttyS1, the second UART of x86
-# guests. The host turns what it receives into KTAP:
+# command line (settings.Arch: /dev/hvc0, a virtio console, on arm64), or
+# else ttyS1, the second UART of x86 guests. The host turns what it
+# receives into KTAP:
 #   @@ section NAME     starts a section (boot-kunit, after-boot-kunit,
 #                       after-boot-log, e2e, kmemleak, end)
 #   @@ suite NAME       starts a suite inside a section
@@ -97,6 +98,24 @@ module_built() {
 
 # skip NAME REASON: a case that could not run here.
 skip() { emit "ok $1 # SKIP $2"; echo "skip $1: $2"; }
+
+# kernel_has CONFIG_X: the kernel was built with CONFIG_X=y or =m (the
+# host puts its .config in the initramfs, tools/wb/initramfs.py).
+kernel_has() { grep -Eq "^$1=[ym]\$" /etc/wb/kernel.config; }
+
+# has_tool NAME: the host put tracer tool NAME in the initramfs
+# (settings.GUEST_PROGRAMS, GUEST_PROGS_BUILT: host binaries, which only
+# the guests of its architecture get).
+has_tool() { grep -qx "$1" /etc/wb/tools; }
+
+# skip_without TOOL NAME...: skips each case NAME, for want of TOOL.
+skip_without() {
+	_tool=$1
+	shift
+	for _case; do
+		skip "$_case" "no $_tool in this guest: a binary of the host, only in its architecture's guests"
+	done
+}
 
 # try_write FILE DATA: writes DATA (printf %b escapes) to FILE in a single
 # write(2); prints "ok", or the error, e.g. "Invalid argument".

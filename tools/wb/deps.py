@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Installs the Debian packages the workbench needs, only when some are
-missing, and fetches into the cache what it cannot install: QEMU 10."""
+missing, and fetches into the cache what it cannot install: QEMU 10, the
+busybox of guests of another architecture."""
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -38,16 +40,18 @@ def ensure_packages(packages: Sequence[str] = settings.APT_PACKAGES) -> None:
 		raise WorkbenchError('apt-get did not install: ' + ' '.join(still))
 
 
-def _apt_private(root: Path, source: str, *args: str) -> list:
+def _apt_private(root: Path, source: str, *args: str, arch: str = '') -> list:
 	"""apt-get with its own @source, lists and cache under @root, so that the
-	system's apt configuration is neither read nor changed."""
+	system's apt configuration is neither read nor changed; with @arch, a
+	Debian architecture apt then knows besides the host's."""
 	for d in ('lists/partial', 'cache/archives/partial'):
 		(root / d).mkdir(parents=True, exist_ok=True)
 	sources = root / 'sources.list'
 	sources.write_text(source + '\n')
+	foreign = ('-o', f'APT::Architectures::={arch}') if arch else ()
 	return ['apt-get', '-q', '-o', f'Dir::Etc::sourcelist={sources}',
 		'-o', 'Dir::Etc::sourceparts=-', '-o', f'Dir::State::Lists={root}/lists',
-		'-o', f'Dir::Cache={root}/cache', '-o', 'APT::Sandbox::User=root', *args]
+		'-o', f'Dir::Cache={root}/cache', '-o', 'APT::Sandbox::User=root', *foreign, *args]
 
 
 def _unpack(debs: Path, dest: Path) -> None:
@@ -102,3 +106,48 @@ def ensure_qemu() -> Path:
 		version = output([prefix / 'usr/bin' / arch.qemu_binary, '--version'])
 		log(f'using {version.splitlines()[0]} ({arch.qemu_binary})')
 	return prefix
+
+
+def _upstream_version(version: str) -> str:
+	"""1.35.0 of Debian's 1:1.35.0-4+deb12u1+b1."""
+	return re.sub(r'^\d+:', '', version).rsplit('-', 1)[0]
+
+
+def busybox(arch: settings.Arch) -> Path:
+	"""The static busybox of @arch's guests: the host's (busybox-static of
+	APT_PACKAGES) on the host's architecture, otherwise Debian's
+	busybox-static of @arch, fetched into the cache once with an apt of
+	its own (settings.BUSYBOX_APT_SOURCE), like QEMU.
+
+	Its applets are listed by the host's busybox (initramfs.py), which can
+	run: the fetched one must be of the same upstream version."""
+	if arch.deb_arch == output(['dpkg', '--print-architecture']):
+		return settings.HOST_BUSYBOX
+	prefix = settings.CACHE / 'busybox' / arch.deb_arch
+	binary = prefix / 'bin/busybox'
+	if binary.is_file():
+		return binary
+	if not is_root():
+		raise WorkbenchError(f'{binary} is missing; run as root once to fetch it')
+	source = settings.BUSYBOX_APT_SOURCE.format(arch=arch.deb_arch)
+	log(f'fetching busybox-static:{arch.deb_arch} from {source} into {prefix}')
+	root = settings.CACHE / 'busybox' / f'apt-{arch.deb_arch}'
+	run(_apt_private(root, source, 'update', arch=arch.deb_arch))
+	debs = root / 'debs'
+	shutil.rmtree(debs, ignore_errors=True)
+	debs.mkdir(parents=True)
+	run(_apt_private(root, source, 'download', f'busybox-static:{arch.deb_arch}',
+			 arch=arch.deb_arch), cwd=debs)
+	deb = next(debs.glob('*.deb'), None)
+	if not deb:
+		raise WorkbenchError(f'apt-get download left no busybox-static in {debs}')
+	fetched = output(['dpkg-deb', '-f', deb, 'Version'])
+	host = output(['dpkg-query', '-W', '-f=${Version}', 'busybox-static'])
+	if _upstream_version(fetched) != _upstream_version(host):
+		raise WorkbenchError(
+			f'busybox-static:{arch.deb_arch} {fetched} and the host\'s {host} differ: the '
+			'applets of the guest\'s busybox are those the host\'s lists (it cannot run '
+			'the other); upgrade busybox-static on the host')
+	_unpack(debs, prefix)
+	log(f'using busybox-static:{arch.deb_arch} {fetched}')
+	return binary

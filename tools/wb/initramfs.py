@@ -2,25 +2,27 @@
 """The guest's initramfs: busybox-static, guest/, the build's modules and
 the out-of-tree modules of guest/modules/, built against it, and, for an
 Arch with guest_tools, the tracer tools of settings.GUEST_PROGRAMS and
-guest/progs/ with their shared libraries."""
+guest/progs/ with their shared libraries. /etc/wb/ tells the guest
+scripts what they got: the kernel's .config and the tools."""
 
 import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, List
 
-from . import kbuild, settings
+from . import deps, kbuild, settings
 from .kbuild import Build
 from .shell import WorkbenchError, output, run
 
-BUSYBOX = Path('/bin/busybox')
 
-
-def _install_busybox(root: Path) -> None:
+def _install_busybox(root: Path, busybox: Path) -> None:
+	"""Installs @busybox with a link for each applet. The host's busybox
+	lists them, as that of a guest of another architecture cannot run
+	here: deps.busybox() makes sure that both are of the same version."""
 	(root / 'bin').mkdir(parents=True)
-	shutil.copy2(BUSYBOX, root / 'bin/busybox')
-	for applet in output([BUSYBOX, '--list-full']).split():
+	shutil.copy2(busybox, root / 'bin/busybox')
+	for applet in output([settings.HOST_BUSYBOX, '--list-full']).split():
 		# Never link 'busybox' itself: that would replace the binary.
 		if applet.endswith('/busybox'):
 			continue
@@ -62,13 +64,17 @@ def _build_progs(build: Build) -> Iterable[Path]:
 		yield binary
 
 
-def _install_tools(root: Path, build: Build) -> None:
+def _install_tools(root: Path, build: Build) -> List[str]:
 	"""Installs the tracer tools, those of the host and those of
-	guest/progs/."""
+	guest/progs/; returns their names."""
+	tools = []
 	for program in map(Path, settings.GUEST_PROGRAMS):
 		_install_program(root, program, program.name)
+		tools.append(program.name)
 	for binary in _build_progs(build):
 		_install_program(root, binary, binary.name)
+		tools.append(binary.name)
+	return tools
 
 
 def make(build: Build) -> Path:
@@ -76,7 +82,8 @@ def make(build: Build) -> Path:
 	root = build.dir / 'initramfs'
 	shutil.rmtree(root, ignore_errors=True)
 	root.mkdir()
-	_install_busybox(root)
+	arch = build.config.arch
+	_install_busybox(root, deps.busybox(arch))
 	for d in ('proc', 'sys', 'dev', 'tmp', 'etc', 'root'):
 		(root / d).mkdir(exist_ok=True)
 	(root / 'etc/passwd').write_text('root:x:0:0:root:/root:/bin/sh\n'
@@ -93,8 +100,11 @@ def make(build: Build) -> Path:
 		for ko in kbuild.external_modules(build):
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
-	if build.config.arch.guest_tools:
-		_install_tools(root, build)
+	tools = _install_tools(root, build) if arch.guest_tools else []
+	# What the guest scripts ask of the kernel and of the tools (lib.sh).
+	(root / 'etc/wb').mkdir()
+	(root / 'etc/wb/tools').write_text(''.join(f'{tool}\n' for tool in tools))
+	shutil.copy2(build.dir / '.config', root / 'etc/wb/kernel.config')
 
 	image = build.dir / 'initramfs.cpio.gz'
 	with open(image, 'wb') as f:

@@ -10,10 +10,11 @@ from typing import Dict, List, Optional, Tuple
 
 from .shell import run
 
-# Console lines that fail a run whatever the tests said.
+# Console lines that fail a run whatever the tests said (arm64 prints its
+# oopses as "Internal error: Oops", its stacks as "Call trace:").
 SPLAT = re.compile(
 	r'WARNING:|BUG:|Oops|Kernel panic|general protection fault|'
-	r'Call Trace:|UBSAN:|KASAN:|kmemleak: .*suspected memory leak|'
+	r'Call Trace:|Call trace:|UBSAN:|KASAN:|kmemleak: .*suspected memory leak|'
 	r'possible recursive locking|possible circular locking|inconsistent lock state|'
 	r'suspicious RCU usage|INFO: task .* blocked|rcu: INFO:|self-detected stall|'
 	r'soft lockup|hard LOCKUP|invalid opcode')
