@@ -25,8 +25,8 @@ SOURCE_TOPDIR = 'linux-source-6.12'
 APT_PACKAGES = (
 	SOURCE_PACKAGE,
 	'qemu-system-x86', 'busybox-static', 'ccache',
-	# The cross compiler of the arm64 kernels (settings.ARCHS).
-	'gcc-aarch64-linux-gnu',
+	# The cross compilers of the arm64 and riscv64 kernels (settings.ARCHS).
+	'gcc-aarch64-linux-gnu', 'gcc-riscv64-linux-gnu',
 	'build-essential', 'bc', 'bison', 'flex', 'libssl-dev', 'libelf-dev',
 	'cpio', 'kmod', 'xz-utils', 'python3', 'git', 'perl', 'rsync', 'sparse',
 	# scripts/checkpatch.pl runs scripts/spdxcheck.py, which needs these.
@@ -128,7 +128,10 @@ ARM64 = Arch(
 			   '-chardev', 'null,id=results',
 			   '-device', 'virtconsole,chardev=results'),
 	cmdline=('wb.results=/dev/hvc0',))
-ARCHS = {arch.name: arch for arch in (X86_64, ARM64)}
+RISCV64 = Arch(
+	name='riscv64', make_arch='riscv', cross_compile='riscv64-linux-gnu-',
+	image='arch/riscv/boot/Image', deb_arch='riscv64')
+ARCHS = {arch.name: arch for arch in (X86_64, ARM64, RISCV64)}
 
 
 @dataclass(frozen=True)
@@ -206,8 +209,8 @@ MATRIX = {
 			     '30-markers-fuzz',
 			     '40-markers-nomem', '50-markers-bench', '90-kmemleak',
 			     '99-markers-lockdown')),
-	# After the kernels that boot on x86, so that its guest boots while
-	# the next kernel builds.
+	# After the kernels that boot on x86, so that its guest, which runs
+	# alone, boots while the two that are only built build.
 	'arm64': KernelConfig(
 		name='arm64',
 		description='arm64 defaults (PREEMPT, pointer authentication, strict RWX) on '
@@ -227,6 +230,13 @@ MATRIX = {
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
 		fragments=('base', 'x86', 'nomarkers'),
+		guests=()),
+	'riscv64': KernelConfig(
+		name='riscv64',
+		description='riscv64, asm-generic immediate values: the markers, their samples '
+			    'and KUnit suites build',
+		arch=RISCV64,
+		fragments=('base', 'riscv64', 'markers', 'generic'),
 		guests=()),
 }
 
