@@ -871,7 +871,7 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	unsigned int i;
 
 	/* Without recorded calls, nothing to go straight: no grace period. */
-	if (!IS_ENABLED(CONFIG_IMMEDIATE) || marker_probes_count(probes) != 1)
+	if (!IS_ENABLED(CONFIG_MARKER_SITES) || marker_probes_count(probes) != 1)
 		return NULL;
 	for (i = 0; i < probes->nr; i++)
 		if (!marker_probe_is_stub(&probes->probe[i]))

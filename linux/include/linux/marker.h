@@ -16,7 +16,7 @@
  * arguments as variadic arguments (marker_fast_probe_func) or as a va_list
  * (marker_probe_func).
  *
- * Site layout on x86-64 (CONFIG_IMMEDIATE=y), emitted by one asm goto so that
+ * Site layout on x86-64 (CONFIG_MARKER_SITES=y), emitted by one asm goto so that
  * the compiler knows every edge (see <asm/marker.h>):
  *
  *	slot:	66 90			2-byte NOP as built
@@ -41,6 +41,17 @@
  *
  *	call:	e8 <rel32>		marker_probe_iterate() as built,
  *					marker_probe_iterate_regs(), or the probe
+ *
+ * On arm64 (CONFIG_MARKER_SITES without immediate values, which arm64
+ * cannot change while other CPUs run them) only the slot and the call are
+ * rewritten, each from one branch instruction to another:
+ *
+ *	slot:	nop			as built
+ *		b	end		off
+ *		b	block		on: straight to the probe block
+ *	movz	w16, #0			only run as built
+ *	cbnz	w16, block
+ *	call:	bl	<fn>		in the probe block, as on x86-64
  */
 
 #include <linux/args.h>
@@ -69,11 +80,12 @@ struct marker_entry;
 /* The most arguments a MARK() takes. */
 #define MARKER_MAX_ARGS		8
 
-/* What an entry of __marker_sites is (its @size): a site, or its call. */
+/*
+ * What an entry of __marker_sites is (its @size): a site, or its call (of
+ * MARKER_CALL_LEN bytes, given by <asm/marker.h>).
+ */
 #define MARKER_ENTRY_SITE	0
 #define MARKER_ENTRY_CALL	1
-/* The length of a recorded call. */
-#define MARKER_CALL_LEN		5
 
 /**
  * typedef marker_probe_func - a probe connected to a marker
@@ -353,7 +365,7 @@ void marker_probe_iterate_regs(void *data, void *call_private,
  *
  * Context: the caller holds cpus_read_lock().
  */
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_MARKER_SITES
 #include <asm/marker.h>
 #define __marker_site(marker)	arch_marker_site(marker)
 #define __marker_record_call(marker)	arch_marker_record_call(marker)
@@ -364,7 +376,7 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 #include <linux/immediate.h>
 #define __marker_site(marker)	__marker_plain_site(marker)
 #define __marker_record_call(marker)	__marker_no_record(marker)
-/* Without CONFIG_IMMEDIATE there are no patched sites: only the values. */
+/* Without CONFIG_MARKER_SITES there are no patched sites: only the values. */
 static inline int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 				     const struct marker_site_change *changes,
 				     unsigned int nr_changes,

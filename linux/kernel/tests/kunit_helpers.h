@@ -11,8 +11,8 @@
  *
  * Stress volumes, see kunit_stress_volume().
  *
- * Somebody else's breakpoint in a site, see kunit_poke_text_byte(); the
- * patcher's counters, see kunit_poke_counts().
+ * Somebody else's breakpoint in a site, see kunit_poke_text_byte() and
+ * kunit_poke_text_insn(); the patcher's counters, see kunit_poke_counts().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
@@ -88,9 +88,16 @@ static inline void *kunit_failing_alloc(size_t size)
 	return kvzalloc(size, GFP_KERNEL);
 }
 
-/* The patcher's counters since boot; all 0 without it. */
+/*
+ * The patcher's counters since boot; all 0 without one: the points written
+ * (a site's slot and mov on x86-64, its slot on arm64, a recorded call),
+ * the batches, their sync rounds (rounds of IPIs), and the hits of the
+ * int3 bypass (x86-64).
+ */
 struct kunit_poke_counts {
 	unsigned long sites;
+	unsigned long batches;
+	unsigned long sync_rounds;
 	unsigned long bypass_hits;
 };
 
@@ -99,12 +106,21 @@ struct kunit_poke_counts {
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
+/* The points a switch writes per marker site, and the sync rounds per batch. */
+#define KUNIT_MARKER_SITE_POINTS	2
+#define KUNIT_SYNC_ROUNDS_PER_BATCH	3
+
 static inline struct kunit_poke_counts kunit_poke_counts(void)
 {
 	struct poke_sites_stats stats;
 
 	poke_sites_get_stats(&stats);
-	return (struct kunit_poke_counts){ stats.sites, stats.bypass_hits };
+	return (struct kunit_poke_counts){
+		.sites = stats.sites,
+		.batches = stats.batches,
+		.sync_rounds = stats.sync_rounds,
+		.bypass_hits = stats.bypass_hits,
+	};
 }
 
 /* Writes one byte of text, as a kprobe or a debugger would. */
@@ -115,7 +131,37 @@ static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
 	text_poke_sync();
 	mutex_unlock(&text_mutex);
 }
+#elif defined(CONFIG_MARKER_SITES) && defined(CONFIG_ARM64)
+#include <linux/marker.h>
+#include <linux/memory.h>
+#include <asm/patching.h>
+
+#define KUNIT_MARKER_SITE_POINTS	1
+#define KUNIT_SYNC_ROUNDS_PER_BATCH	1
+
+static inline struct kunit_poke_counts kunit_poke_counts(void)
+{
+	struct marker_arch_stats stats;
+
+	marker_arch_get_stats(&stats);
+	return (struct kunit_poke_counts){
+		.sites = stats.insns,
+		.batches = stats.batches,
+		.sync_rounds = stats.syncs,
+	};
+}
+
+/* Writes one instruction of text, as a kprobe or a debugger would. */
+static inline void kunit_poke_text_insn(void *addr, u32 insn)
+{
+	mutex_lock(&text_mutex);
+	aarch64_insn_patch_text_nosync(addr, insn);
+	mutex_unlock(&text_mutex);
+	kick_all_cpus_sync();
+}
 #else
+#define KUNIT_MARKER_SITE_POINTS	0
+
 static inline struct kunit_poke_counts kunit_poke_counts(void)
 {
 	return (struct kunit_poke_counts){};

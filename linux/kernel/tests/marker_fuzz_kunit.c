@@ -550,7 +550,7 @@ static void marker_registry_fuzz(struct kunit *test)
 	memset(marker_fuzz_seen, 0, sizeof(marker_fuzz_seen));
 	marker_fuzz_init_names(f);
 
-	/* The site, off; without CONFIG_IMMEDIATE it tests a variable. */
+	/* The site, off; without CONFIG_MARKER_SITES it tests a variable. */
 	if (marker_get_sites(MARKER_FUZZ_SITE, &code, 1) == 1) {
 		f->code = code;
 		memcpy(f->off, code, sizeof(f->off));

@@ -5,7 +5,7 @@
 /*
  * x86-64 marker sites (see <linux/marker.h> for the bytes in each state)
  * and the calls of their probe blocks. Included by <linux/marker.h> with
- * CONFIG_IMMEDIATE, never directly.
+ * CONFIG_MARKER_SITES, never directly.
  */
 
 #include <linux/immediate.h>
@@ -15,6 +15,9 @@
 #include <linux/types.h>
 
 struct marker;
+
+/* The length of a recorded call: e8 <rel32>. */
+#define MARKER_CALL_LEN		5
 
 /*
  * The whole pattern is one asm goto: its only exits are its end and
