@@ -23,10 +23,14 @@
 # "diff --git", "--- " or "+++ ", C source reported as <stdin> if not.
 #
 # Binary mode checks that every patched site recorded in __marker_sites
-# holds the bytes documented in include/linux/marker.h, as built:
+# holds the bytes documented in include/linux/marker.h, as built; on
+# x86-64:
 #   66 90  b0 00  84 c0  75 <rel8> (or 0f 85 <rel32>)
 # and every recorded call of a probe block a call:
 #   e8 <rel32>
+# on arm64 (nop; movz w16, #0; cbnz w16, <block>, and bl <fn>):
+#   1f 20 03 d5  10 00 80 52  <cbnz w16>
+#   <bl>
 #
 # With -v every site is listed on standard error with its bytes.
 # Findings are printed as FILE:LINE: message. A FILE that cannot be read
@@ -431,7 +435,7 @@ sections()
 }
 
 # The patched sites of a module, one "SECTION OFFSET FILE_OFFSET" per line:
-# the PC32 relocations of the code fields (at offsets multiple of
+# the PC32 (PREL32 on arm64) relocations of the code fields (at offsets multiple of
 # SITE_ENTRY_SIZE) of __marker_sites name a section and an offset.
 module_sites()
 {
@@ -443,7 +447,9 @@ module_sites()
 	done <<< "$2"
 	readelf -rW "$1" | awk '
 	/^Relocation section/ { in_sites = ($3 == "\047.rela__marker_sites\047") }
-	in_sites && $3 == "R_X86_64_PC32" { print $1, $4, $5, $6, $7 }' |
+	in_sites && ($3 == "R_X86_64_PC32" || $3 == "R_AARCH64_PREL32") {
+		print $1, $4, $5, $6, $7
+	}' |
 	while read -r at value sym sign addend; do
 		[ $(( 0x$at % SITE_ENTRY_SIZE )) -eq 0 ] || continue
 		[ "$sign" = "-" ] && addend="-0x$addend" || addend="0x$addend"
@@ -544,10 +550,43 @@ binary_sites()
 	echo "$sites" | site_bytes "$1"
 }
 
+# What a site or call must hold on the machine of an ELF file (readelf's
+# name for it), as a message; empty for a machine without patched sites.
+site_rule()
+{
+	case "$1" in
+	*X86-64*) echo "not 66 90 b0 00 84 c0 75|0f 85, nor a call e8" ;;
+	AArch64) echo "not nop; movz w16, #0; cbnz w16, nor a bl" ;;
+	esac
+}
+
+# site_ok MACHINE B0 B1 ... B11: the 12 bytes at a site or call are as built.
+site_ok()
+{
+	local machine=$1
+
+	shift
+	case "$machine" in
+	*X86-64*)
+		case "$*" in
+		"66 90 b0 00 84 c0 75 "*|"66 90 b0 00 84 c0 0f 85 "*|"e8 "*) return 0 ;;
+		esac
+		;;
+	AArch64)
+		# bl: the top 6 bits 100101
+		[ $(( 0x$4 & 0xfc )) -eq $(( 0x94 )) ] && return 0
+		# cbnz w16: top byte 0x35, Rt 16
+		[ "$1 $2 $3 $4 $5 $6 $7 $8" = "1f 20 03 d5 10 00 80 52" ] &&
+			[ "${12}" = 35 ] && [ $(( 0x$9 & 0x1f )) -eq 16 ] && return 0
+		;;
+	esac
+	return 1
+}
+
 # check_binary FILE...: every patched site holds the documented bytes.
 check_binary()
 {
-	local f sites sec off bytes findings=0
+	local f sites sec off bytes machine findings=0
 
 	need readelf od awk sed perl
 	for f in "$@"; do
@@ -556,20 +595,16 @@ check_binary()
 			findings=1
 			continue
 		fi
+		machine=$(readelf -hW "$f" | sed -n 's/^ *Machine: *//p')
 		while read -r sec off bytes; do
 			[ -n "$sec" ] || continue
 			[ -n "$VERBOSE" ] &&
 				printf '%s: %s+0x%x: %s\n' "$f" "$sec" "$off" "$bytes" >&2
-			case "$bytes" in
-			"66 90 b0 00 84 c0 75 "*|"66 90 b0 00 84 c0 0f 85 "*) ;;
-			"e8 "*) ;;
-			*)
-				printf '%s: %s+0x%x: site holds %s, %s\n' \
-				       "$f" "$sec" "$off" "$bytes" \
-				       "not 66 90 b0 00 84 c0 75|0f 85, nor a call e8"
-				findings=1
-				;;
-			esac
+			# shellcheck disable=SC2086 # one argument per byte
+			site_ok "$machine" $bytes && continue
+			printf '%s: %s+0x%x: site holds %s, %s\n' "$f" "$sec" "$off" "$bytes" \
+			       "$(site_rule "$machine")"
+			findings=1
 		done <<< "$sites"
 	done
 	return $findings

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * arm64 marker sites: the instruction of the jump slot in each state (see
+ * <linux/marker.h>) and the recorded calls of probe blocks, rewritten in
+ * one batch per switch. The policy lives in kernel/marker.c.
+ *
+ * Every instruction this file writes replaces a B, BL or NOP with another
+ * of them. The architecture lets other CPUs execute such an instruction
+ * while it changes: each of them runs the old or the new one. So a batch
+ * writes its instructions one by one, as arm64 jump labels do, and ends
+ * with one round of IPIs, after which no CPU can still run an old one.
+ * The movz of a site is never written: after the first switch its slot
+ * always branches, over the pattern or to the probe block.
+ */
+
+#define pr_fmt(fmt) "marker: " fmt
+
+#include <linux/immediate.h>
+#include <linux/marker.h>
+#include <linux/memory.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include <asm/insn.h>
+#include <asm/patching.h>
+
+/* A site: slot, movz, cbnz. */
+#define MARKER_SITE_LEN		(3 * AARCH64_INSN_SIZE)
+
+/* Switches of at most this many instructions need no allocation. */
+#define MARKER_STACK_WRITES	8
+
+/* One instruction of a batch: where, what it holds, what it gets. */
+struct marker_insn_write {
+	u32 *addr;
+	u32 old;
+	u32 new;
+};
+
+static struct marker_arch_stats marker_stats;
+
+/**
+ * marker_arch_get_stats() - what marker switches have written since boot
+ * @stats: filled in
+ *
+ * For tests and benchmarks. Context: any; the counts are read without a lock.
+ */
+void marker_arch_get_stats(struct marker_arch_stats *stats)
+{
+	stats->batches = READ_ONCE(marker_stats.batches);
+	stats->insns = READ_ONCE(marker_stats.insns);
+	stats->syncs = READ_ONCE(marker_stats.syncs);
+}
+EXPORT_SYMBOL_GPL(marker_arch_get_stats);
+
+/* Where a site's cbnz goes: its probe block. */
+static int marker_probe_block(const struct site_entry *site, u32 **block)
+{
+	u32 *code = site_entry_code(site);
+	u32 cbnz;
+
+	if (site->len == MARKER_SITE_LEN) {
+		cbnz = le32_to_cpu(code[2]);
+		if (aarch64_insn_is_cbnz(cbnz)) {
+			*block = (void *)&code[2] + aarch64_get_branch_offset(cbnz);
+			return 0;
+		}
+	}
+	pr_err("unexpected site at %pS: %*ph\n", code, site->len, code);
+	return -EINVAL;
+}
+
+/* The jump slot of @site in @state; @block is where its cbnz goes. */
+static u32 marker_slot_insn(const struct site_entry *site, u32 *block,
+			    enum marker_site_state state)
+{
+	unsigned long code = (unsigned long)site_entry_code(site);
+
+	switch (state) {
+	case MARKER_SITE_OFF:
+		return aarch64_insn_gen_branch_imm(code, code + site->len,
+						   AARCH64_INSN_BRANCH_NOLINK);
+	case MARKER_SITE_ON:
+		return aarch64_insn_gen_branch_imm(code, (unsigned long)block,
+						   AARCH64_INSN_BRANCH_NOLINK);
+	case MARKER_SITE_BUILT:
+		break;
+	}
+	return aarch64_insn_gen_nop();
+}
+
+/*
+ * The write that takes the slot of @change from its state to the next.
+ * -EBUSY if the slot holds a breakpoint (a debugger's: kprobes may not
+ * touch a site), -EINVAL if it holds anything else than it should, -ERANGE
+ * if the probe block is out of reach of a B (it never is: the block is in
+ * the site's function).
+ */
+static int marker_slot_write(const struct marker_site_change *change,
+			     struct marker_insn_write *w)
+{
+	u32 *block;
+	int ret;
+
+	ret = marker_probe_block(change->site, &block);
+	if (ret)
+		return ret;
+	w->addr = site_entry_code(change->site);
+	w->old = marker_slot_insn(change->site, block, change->from);
+	w->new = marker_slot_insn(change->site, block, change->to);
+	if (w->old == AARCH64_BREAK_FAULT || w->new == AARCH64_BREAK_FAULT)
+		return -ERANGE;
+	if (le32_to_cpu(*w->addr) == w->old)
+		return 0;
+	if (aarch64_insn_is_brk(le32_to_cpu(*w->addr)))
+		return -EBUSY;
+	pr_err("site at %pS holds %08x, not %08x\n", w->addr, le32_to_cpu(*w->addr), w->old);
+	return -EINVAL;
+}
+
+/*
+ * The write that retargets the call of @change. False if the text does not
+ * hold that call (the compiler placed something else before the point the
+ * site recorded, or a module calls through a PLT), or if the new target is
+ * out of reach of a BL: the call is then never rewritten, and the site goes
+ * on calling marker_probe_iterate(), which calls every probe.
+ */
+static bool marker_call_write(const struct marker_call_change *change,
+			      struct marker_insn_write *w)
+{
+	unsigned long pc = (unsigned long)site_entry_code(change->site);
+
+	w->addr = (u32 *)pc;
+	w->old = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->from,
+					     AARCH64_INSN_BRANCH_LINK);
+	w->new = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->to,
+					     AARCH64_INSN_BRANCH_LINK);
+	return w->old != AARCH64_BREAK_FAULT && w->new != AARCH64_BREAK_FAULT &&
+	       le32_to_cpu(*w->addr) == w->old;
+}
+
+/*
+ * Writes @writes in order; on a failure, puts back those written. Then one
+ * round of IPIs: each CPU takes an exception, which discards the old
+ * instructions it may have fetched.
+ */
+static int marker_insns_apply(struct marker_insn_write *writes, unsigned int n)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++)
+		ret = aarch64_insn_patch_text_nosync(writes[i].addr, writes[i].new);
+	if (ret)
+		while (--i > 0)
+			aarch64_insn_patch_text_nosync(writes[i - 1].addr, writes[i - 1].old);
+	kick_all_cpus_sync();
+	WRITE_ONCE(marker_stats.syncs, marker_stats.syncs + 1);
+	if (!ret) {
+		WRITE_ONCE(marker_stats.batches, marker_stats.batches + 1);
+		WRITE_ONCE(marker_stats.insns, marker_stats.insns + n);
+	}
+	return ret;
+}
+
+/**
+ * arch_marker_switch() - switch marker sites, their calls and markers
+ * @updates: the new @enabled of markers
+ * @nr: how many
+ * @changes: the sites, each with the state it is in and the one to put it in
+ * @nr_changes: how many
+ * @calls: the recorded calls to retarget
+ * @nr_calls: how many
+ *
+ * Every slot and call is checked before anything is written; then the
+ * values of @updates are stored (plain variables: arm64 has no immediate
+ * values, see CONFIG_IMMEDIATE) and the slots and calls that change are
+ * written, in one batch ending in one round of IPIs. A recorded call that
+ * does not hold @from, or cannot reach @to, is left alone. Nothing is
+ * allocated for a switch of at most MARKER_STACK_WRITES instructions.
+ *
+ * Context: process context; the caller holds cpus_read_lock(). Takes
+ * text_mutex.
+ * Return: 0; -EINVAL for a site that does not hold what it should; -EBUSY
+ * for a site that holds a breakpoint; -ERANGE; -ENOMEM; or the error of a
+ * write, the others of the batch put back. On error nothing has changed.
+ */
+int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
+		       const struct marker_site_change *changes, unsigned int nr_changes,
+		       const struct marker_call_change *calls, unsigned int nr_calls)
+{
+	struct marker_insn_write stack[MARKER_STACK_WRITES], *writes = stack;
+	unsigned int i, n = 0;
+	int ret;
+
+	ret = imv_update_check(updates, nr);
+	if (ret)
+		return ret;
+	if (nr_changes + nr_calls > ARRAY_SIZE(stack)) {
+		writes = marker_alloc(array_size(nr_changes + nr_calls, sizeof(*writes)));
+		if (!writes)
+			return -ENOMEM;
+	}
+	mutex_lock(&text_mutex);
+	for (i = 0; i < nr_changes; i++) {
+		ret = marker_slot_write(&changes[i], &writes[n]);
+		if (ret)
+			goto out_unlock;
+		n += writes[n].old != writes[n].new;
+	}
+	for (i = 0; i < nr_calls; i++)
+		n += marker_call_write(&calls[i], &writes[n]);
+	if (n)
+		ret = marker_insns_apply(writes, n);
+	if (!ret)
+		for (i = 0; i < nr; i++)
+			imv_store(&updates[i]);
+out_unlock:
+	mutex_unlock(&text_mutex);
+	if (writes != stack)
+		kvfree(writes);
+	return ret;
+}
