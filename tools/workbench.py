@@ -255,12 +255,12 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 			      not warnings, '\n'.join(warnings)))
 	if config.lint:
 		try:
-			clean, report = kbuild.lint(p.tree, config, kbuild.series_objects())
+			clean, report = kbuild.lint(p.tree, config, kbuild.series_objects(config.arch))
 		except WorkbenchError as e:
 			clean, report = False, str(e)
 		run.cases.append(Case(f'{config.name}: W=1 and sparse report nothing on the new '
 				      'files of the series', clean, report))
-	if kbuild.enabled(build, 'CONFIG_IMMEDIATE'):
+	if kbuild.enabled(build, 'CONFIG_MARKER_SITES'):
 		run.cases += checks.site_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
 		run.cases += checks.nomarkers_cases(build)
@@ -394,10 +394,14 @@ def cmd_bench(args) -> Status:
 	p = prepare(install=not args.no_install)
 	build = kbuild.build(p.tree, settings.BENCH)
 	link_build(build)
+	others = [kbuild.build(p.tree, config) for config in settings.BENCH_OTHERS]
+	for other in others:
+		link_build(other)
 	outdir = settings.OUT / 'bench'
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
-	json_path, table_path = bench.run(p.qemu, build, outdir, args.runs, args.param or ())
+	json_path, table_path = bench.run(p.qemu, build, outdir, args.runs, args.param or (),
+					  others)
 	print(table_path.read_text(), end='')
 	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
 	return Status.SUCCESS

@@ -340,6 +340,49 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 	]
 
 
+def other_targets(rows: Rows) -> List[Target]:
+	"""The targets that another architecture's icount run can be held to:
+	those of its sites and switches, against its own static branch,
+	tracepoint and kprobe."""
+	def insn(row: str) -> float:
+		return _insn(rows, row)
+
+	mark, static = insn('disabled.mark_jump'), insn('disabled.static_branch')
+	on, tp, kp = insn('enabled.mark_1fast'), insn('enabled.tracepoint_1probe'), \
+		insn('enabled.kprobe')
+	on2, tp2 = insn('enabled.mark_2fast'), insn('enabled.tracepoint_2probes')
+	rounds = [rows[f'switch.1024.mark.{way}.rounds'][0] for way in ('on', 'off')]
+	switch = {way: (rows[f'switch.1024.mark.{way}.ns'][0],
+			rows[f'switch.1024.static_key.{way}.ns'][0]) for way in ('on', 'off')}
+	return [
+		Target('disabled MARK(): 1 instruction', f'{mark:.2f} insn', round(mark) == 1),
+		Target('disabled MARK(): at most static_branch_unlikely() + 1',
+		       f'{mark:.2f} vs {static:.2f} insn', mark <= static + 1),
+		Target('enabled MARK(), 1 fast probe: below a tracepoint with 1 probe',
+		       f'{on:.2f} vs {tp:.2f} insn', on < tp),
+		Target('enabled MARK(), 2 fast probes: at most a tracepoint with 2 probes',
+		       f'{on2:.2f} vs {tp2:.2f} insn', on2 <= tp2),
+		Target('enabled MARK(), 1 fast probe: at most 1/10 of a kprobe',
+		       f'{on:.2f} vs {kp / 10:.2f} insn', on <= kp / 10),
+		Target('1024 MARK()s switched in 1 round of IPIs',
+		       f'{rounds[0]} on, {rounds[1]} off', rounds == [1, 1]),
+		*(Target(f'1024 MARK()s switched {way}: at most a static key of 1024 sites',
+			 f'{mark / 1e6:.2f} M vs {key / 1e6:.2f} M insn', mark <= key)
+		  for way, (mark, key) in switch.items()),
+	]
+
+
+def other_table(name: str, rows: Rows, x86: Rows) -> str:
+	"""The rows of another architecture's icount run, beside x86-64's."""
+	lines = [f'{name}: one -icount run, the rows it has (x86-64\'s icount beside them):',
+		 f'{"row":<40} {name:>14} {"x86_64":>14}']
+	for row, (value, unit) in rows.items():
+		other = x86.get(row)
+		lines.append(f'{row:<40} {_icount_fmt(value, unit):>14} '
+			     f'{_icount_fmt(*other) if other else "-":>14}')
+	return '\n'.join(lines)
+
+
 def targets_text(result: List[Target]) -> str:
 	return '\n'.join(['targets:'] + [f'  {"met   " if t.met else "MISSED"} {t.text}: {t.measured}'
 					   for t in result])
@@ -358,13 +401,15 @@ def machine(qemu_prefix: Path, build: Build) -> Dict[str, str]:
 				'--version']).splitlines()[0],
 		'guest_kernel': build.release(),
 		'guest_vcpus': str(build.config.smp),
-		'compiler': output(['gcc', '--version']).splitlines()[0],
+		'compiler': output([build.config.arch.cross_compile + 'gcc',
+				    '--version']).splitlines()[0],
 	}
 
 
 def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
-	module_args: Sequence[str] = ()) -> Tuple[Path, Path]:
-	"""The whole benchmark; returns the JSON and the table it wrote."""
+	module_args: Sequence[str] = (), others: Sequence[Build] = ()) -> Tuple[Path, Path]:
+	"""The whole benchmark; returns the JSON and the table it wrote. @others
+	are the benchmark kernels of other architectures: one -icount run each."""
 	initrd = initramfs.make(build)
 	fp = footprint(build)
 	text = real_text(build)
@@ -373,6 +418,11 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 		for i in range(1, wall_runs + 1)]
 
 	goals = targets(icount, wall, fp)
+	other_rows = {b.config.arch.name: run_guest(qemu_prefix, b, initramfs.make(b),
+						    outdir / f'icount-{b.config.arch.name}',
+						    'icount', module_args)
+		      for b in others}
+	other_goals = {name: other_targets(rows) for name, rows in other_rows.items()}
 
 	def wall_row(name: str) -> dict:
 		runs = [r[name][0] for r in wall if name in r]
@@ -393,9 +443,21 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 		'icount': {name: {'value': v, 'unit': u} for name, (v, u) in icount.items()},
 		'wall': {name: wall_row(name) for name in icount if any(name in r for r in wall)},
 		'targets': [{'target': t.text, 'measured': t.measured, 'met': t.met} for t in goals],
+		'architectures': {
+			b.config.arch.name: {
+				'machine': machine(qemu_prefix, b),
+				'icount': {name: {'value': v, 'unit': u}
+					   for name, (v, u) in other_rows[b.config.arch.name].items()},
+				'targets': [{'target': t.text, 'measured': t.measured, 'met': t.met}
+					    for t in other_goals[b.config.arch.name]],
+			} for b in others},
 	}
 	json_path = settings.OUT / 'bench.json'
 	json_path.write_text(json.dumps(doc, indent=1) + '\n')
 	table_path = outdir / 'table.txt'
-	table_path.write_text(table(icount, wall, fp, text) + '\n\n' + targets_text(goals) + '\n')
+	report = [table(icount, wall, fp, text), targets_text(goals)]
+	for name, rows in other_rows.items():
+		report += [other_table(name, rows, icount),
+			   targets_text(other_goals[name]).replace('targets:', f'targets, {name}:', 1)]
+	table_path.write_text('\n\n'.join(report) + '\n')
 	return json_path, table_path

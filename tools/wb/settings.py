@@ -203,7 +203,7 @@ MATRIX = {
 		e2e=('06-static-key-stress', '20-markers-samples', '25-markers-out-of-tree'),
 		# No tracing fragment: no tracefs, kprobe events, function tracer,
 		# static key test modules, lockdown or benchmark (which needs
-		# CONFIG_IMMEDIATE); no debug fragment.
+		# patched sites); no debug fragment.
 		e2e_skipped=('05-upstream-static-keys', '10-markers-tracefs',
 			     '12-markers-kprobe-events', '13-markers-events', '15-markers-ftrace',
 			     '30-markers-fuzz',
@@ -214,18 +214,17 @@ MATRIX = {
 	'arm64': KernelConfig(
 		name='arm64',
 		description='arm64 defaults (PREEMPT, pointer authentication, strict RWX) on '
-			    "QEMU's virt machine; asm-generic immediate values",
+			    "QEMU's virt machine; patched marker sites, asm-generic immediate "
+			    'values',
 		arch=ARM64,
 		fragments=('base', 'arm64', 'tracing', 'markers', 'generic'),
 		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '13-markers-events', '15-markers-ftrace', '20-markers-samples',
-		     '25-markers-out-of-tree', '30-markers-fuzz', '99-markers-lockdown'),
-		# No patched site to put a kprobe on (asm-generic immediate
-		# values), no debug fragment (fault injection, kmemleak), no
-		# benchmark (x86_64 only).
-		e2e_skipped=('12-markers-kprobe-events', '40-markers-nomem', '50-markers-bench',
-			     '90-kmemleak')),
+		     '12-markers-kprobe-events', '13-markers-events', '15-markers-ftrace',
+		     '20-markers-samples', '25-markers-out-of-tree', '30-markers-fuzz',
+		     '50-markers-bench', '99-markers-lockdown'),
+		# No debug fragment (fault injection, kmemleak).
+		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
 	'nomarkers': KernelConfig(
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
@@ -244,7 +243,16 @@ MATRIX = {
 BENCH = KernelConfig(
 	name='bench',
 	description='x86_64 defaults, ftrace, kprobes, markers; no debugging options',
-	fragments=('base', 'x86', 'bench'))
+	fragments=('base', 'x86', 'bench', 'x86-bench'))
+# The benchmark kernels of the other architectures: one -icount run each,
+# the same rows (those the architecture has).
+BENCH_OTHERS = (
+	KernelConfig(
+		name='bench-arm64',
+		description='arm64 defaults, ftrace, kprobes, markers; no debugging options',
+		arch=ARM64,
+		fragments=('base', 'arm64', 'bench')),
+)
 # Runs of the benchmark: one under -icount with single-threaded TCG (the
 # guest clock counts guest instructions: exact and repeatable), then some
 # on the host's clock with multi-threaded TCG (vCPUs are host threads).

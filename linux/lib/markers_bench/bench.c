@@ -14,12 +14,16 @@
  * of another CPU saw meanwhile. Footprints are measured on the objects by
  * the workbench. See Documentation/markers.txt.
  *
+ * On x86-64 and arm64. arm64 has no optprobes, and its IPIs are not
+ * counted: those rows are left out there.
+ *
  * smoke=1 runs every row with few iterations: it shows that the benchmark
  * works, and its figures mean nothing.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cacheflush.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
@@ -38,9 +42,11 @@
 #include <linux/tracepoint.h>
 #include <linux/vmalloc.h>
 
+#ifdef CONFIG_X86
 #include <asm/hardirq.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
+#endif
 
 #include "bench.h"
 
@@ -143,11 +149,15 @@ static noinline void bench_live_tracepoint(int v)
 	WRITE_ONCE(bench_sink, v);
 }
 
-/* The kprobes go on the 8-byte NOP in the middle of this function. */
+/* The kprobes go on the 8 bytes of NOPs in the middle of this function. */
 static noinline void bench_kprobed(int v)
 {
 	WRITE_ONCE(bench_sink, v);
+#ifdef CONFIG_X86
 	asm volatile(".nops 8" ::: "memory");
+#else
+	asm volatile("nop\n\tnop" ::: "memory");
+#endif
 	WRITE_ONCE(bench_sink, v + 1);
 }
 
@@ -249,15 +259,28 @@ static void bench_hit(const char *row, void (*fn)(int), unsigned int n, u64 base
 	bench_result(row, ns > base_ns ? div_u64((ns - base_ns) * 1000, n) : 0, "ps");
 }
 
-/* The address of the 8-byte NOP in bench_kprobed(). */
+#ifdef CONFIG_X86
+/* The NOPs of bench_kprobed(): one 8-byte NOP. */
+static const u8 bench_nops[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+#else
+/* The NOPs of bench_kprobed(): two NOPs. */
+static const u8 bench_nops[] = { 0x1f, 0x20, 0x03, 0xd5, 0x1f, 0x20, 0x03, 0xd5 };
+#endif
+
+/*
+ * The address of the NOPs in bench_kprobed(): past its first instruction
+ * that is no NOP, so past those that ftrace patches at its entry (arm64).
+ */
 static void *bench_kprobe_addr(void)
 {
-	static const u8 nop8[] = { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
 	u8 *p = (u8 *)bench_kprobed;
-	unsigned int i;
+	unsigned int i = 0;
 
-	for (i = 0; i < 64; i++)
-		if (!memcmp(p + i, nop8, sizeof(nop8)))
+	if (!IS_ENABLED(CONFIG_X86))
+		while (i < 64 && !memcmp(p + i, bench_nops, 4))
+			i += 4;
+	for (; i < 64; i++)
+		if (!memcmp(p + i, bench_nops, sizeof(bench_nops)))
 			return p + i;
 	return NULL;
 }
@@ -266,6 +289,7 @@ static void *bench_kprobe_addr(void)
  * Makes the jump slot of bench_mark_imm's site a NOP, as built, so that
  * the site tests its immediate; or puts the jump back.
  */
+#ifdef CONFIG_X86
 static int bench_slot_nop(bool nop)
 {
 	static const u8 nop2[] = { 0x66, 0x90 };
@@ -286,23 +310,20 @@ static int bench_slot_nop(bool nop)
 	cpus_read_unlock();
 	return ret;
 }
-
-static void bench_kprobes(unsigned int n)
+#else
+/* arm64: the pattern only runs as built, and modules cannot patch text. */
+static int bench_slot_nop(bool nop)
 {
-	struct kprobe kp = { .pre_handler = bench_kprobe_pre,
-			     .post_handler = bench_kprobe_post };
-	struct kprobe op = { .pre_handler = bench_kprobe_pre };
-	u64 base = bench_loop(bench_kprobed, n);
-	unsigned int waited;
+	return -EOPNOTSUPP;
+}
+#endif
 
-	kp.addr = bench_kprobe_addr();
-	op.addr = kp.addr;
-	if (!kp.addr || register_kprobe(&kp)) {
-		bench_result("enabled.kprobe_failed", 1, "-");
-		return;
-	}
-	bench_hit("enabled.kprobe", bench_kprobed, n, base);
-	unregister_kprobe(&kp);
+#ifdef CONFIG_OPTPROBES
+/* An optprobe at @addr, once the optimizer has made it a jump. */
+static void bench_optprobe(void *addr, unsigned int n, u64 base)
+{
+	struct kprobe op = { .pre_handler = bench_kprobe_pre, .addr = addr };
+	unsigned int waited;
 
 	if (register_kprobe(&op)) {
 		bench_result("enabled.optprobe_failed", 1, "-");
@@ -317,6 +338,27 @@ static void bench_kprobes(unsigned int n)
 	else
 		bench_result("enabled.optprobe_not_optimized", 1, "-");
 	unregister_kprobe(&op);
+}
+#else
+static void bench_optprobe(void *addr, unsigned int n, u64 base)
+{
+}
+#endif
+
+static void bench_kprobes(unsigned int n)
+{
+	struct kprobe kp = { .pre_handler = bench_kprobe_pre,
+			     .post_handler = bench_kprobe_post };
+	u64 base = bench_loop(bench_kprobed, n);
+
+	kp.addr = bench_kprobe_addr();
+	if (!kp.addr || register_kprobe(&kp)) {
+		bench_result("enabled.kprobe_failed", 1, "-");
+		return;
+	}
+	bench_hit("enabled.kprobe", bench_kprobed, n, base);
+	unregister_kprobe(&kp);
+	bench_optprobe(kp.addr, n, base);
 }
 
 /*
@@ -456,6 +498,27 @@ static int bench_spin(void *data)
 	return 0;
 }
 
+/* What the markers' patcher has done since boot. */
+struct bench_patch_stats {
+	unsigned long batches;
+	unsigned long rounds;		/* sync rounds of IPIs */
+	unsigned long mappings;		/* of text pages (x86-64) */
+};
+
+#ifdef CONFIG_X86
+static void bench_patch_stats(struct bench_patch_stats *st)
+{
+	struct poke_sites_stats stats;
+
+	poke_sites_get_stats(&stats);
+	st->batches = stats.batches;
+	st->rounds = stats.sync_rounds;
+	st->mappings = stats.mappings;
+}
+
+#define BENCH_COUNTS_IPIS	true
+
+/* The function-call IPIs every CPU has taken. */
 static unsigned long bench_ipis(void)
 {
 	unsigned long sum = 0;
@@ -465,6 +528,24 @@ static unsigned long bench_ipis(void)
 		sum += per_cpu(irq_stat, cpu).irq_call_count;
 	return sum;
 }
+#else
+static void bench_patch_stats(struct bench_patch_stats *st)
+{
+	struct marker_arch_stats stats;
+
+	marker_arch_get_stats(&stats);
+	st->batches = stats.batches;
+	st->rounds = stats.syncs;
+	st->mappings = 0;
+}
+
+#define BENCH_COUNTS_IPIS	false
+
+static unsigned long bench_ipis(void)
+{
+	return 0;
+}
+#endif
 
 /*
  * Runs @op(@arg), printing its IPIs, time and the longest stall it caused,
@@ -474,19 +555,19 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 			 int (*op)(void *arg), void *arg)
 {
 	unsigned long ipis = bench_ipis();
-	struct poke_sites_stats before, after;
+	struct bench_patch_stats before, after;
 	char name[64];
 	u64 t0, ns;
 	int ret;
 
 	msleep(20);
 	WRITE_ONCE(s->max_gap, 0);
-	poke_sites_get_stats(&before);
+	bench_patch_stats(&before);
 	t0 = local_clock();
 	ret = op(arg);
 	ns = local_clock() - t0;
 	ipis = bench_ipis() - ipis;
-	poke_sites_get_stats(&after);
+	bench_patch_stats(&after);
 	/* The spinner records the stall once it runs again. */
 	msleep(20);
 	if (ret) {
@@ -494,13 +575,17 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 		bench_result(name, -ret, "errno");
 		return;
 	}
-	snprintf(name, sizeof(name), "%s.ipis", row);
-	bench_result(name, ipis, "IPIs");
+	if (BENCH_COUNTS_IPIS) {
+		snprintf(name, sizeof(name), "%s.ipis", row);
+		bench_result(name, ipis, "IPIs");
+	}
 	if (after.batches != before.batches) {
 		snprintf(name, sizeof(name), "%s.rounds", row);
-		bench_result(name, after.sync_rounds - before.sync_rounds, "rounds");
-		snprintf(name, sizeof(name), "%s.mappings", row);
-		bench_result(name, after.mappings - before.mappings, "mappings");
+		bench_result(name, after.rounds - before.rounds, "rounds");
+		if (IS_ENABLED(CONFIG_X86)) {
+			snprintf(name, sizeof(name), "%s.mappings", row);
+			bench_result(name, after.mappings - before.mappings, "mappings");
+		}
 	}
 	snprintf(name, sizeof(name), "%s.ns", row);
 	bench_result(name, ns, "ns");
@@ -544,8 +629,9 @@ static int bench_key_unswitch(void *key)
  */
 struct bench_stop {
 	unsigned int n;
+	void **code;		/* each site */
 	u8 **alias;		/* writable alias of each site */
-	u8 (*off)[4];		/* slot and mov of each site, off */
+	u8 (*off)[4];		/* slot and mov (arm64: slot) of each site, off */
 	u8 (*on)[4];		/* and on */
 	bool to_on;
 	struct page **pages;
@@ -561,8 +647,14 @@ static int bench_stop_write(void *data)
 	unsigned int i;
 
 	if (atomic_inc_return(&st->entered) == 1) {
-		for (i = 0; i < st->n; i++)
+		for (i = 0; i < st->n; i++) {
 			memcpy(st->alias[i], st->to_on ? st->on[i] : st->off[i], 4);
+#ifndef CONFIG_X86
+			/* To where instruction fetches see it. */
+			caches_clean_inval_pou((unsigned long)st->code[i],
+					       (unsigned long)st->code[i] + 4);
+#endif
+		}
 		/* Orders the writes before the flag; pairs with the acquire below. */
 		smp_store_release(&st->written, true);
 	} else {
@@ -570,7 +662,11 @@ static int bench_stop_write(void *data)
 		while (!smp_load_acquire(&st->written))
 			cpu_relax();
 	}
+#ifdef CONFIG_X86
 	sync_core();
+#else
+	isb();
+#endif
 	return 0;
 }
 
@@ -605,6 +701,7 @@ static int bench_stop_prepare(struct bench_stop *st, const char *name, void **co
 	int ret;
 
 	st->n = n;
+	st->code = code;
 	st->alias = kcalloc(n, sizeof(*st->alias), GFP_KERNEL);
 	st->on = kcalloc(n, sizeof(*st->on), GFP_KERNEL);
 	st->off = kcalloc(n, sizeof(*st->off), GFP_KERNEL);
@@ -644,6 +741,10 @@ static int bench_stop_prepare(struct bench_stop *st, const char *name, void **co
 	return 0;
 }
 
+/*
+ * The switching rows of a marker of @n MARK()s (the sites row says how many
+ * sites they compiled to) and a static key of @n sites.
+ */
 static void bench_switching_n(struct bench_spinner *s, const char *name,
 			      struct static_key_false *key, unsigned int n)
 {
@@ -652,15 +753,18 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 	void **code;
 	int got;
 
-	code = kcalloc(n, sizeof(*code), GFP_KERNEL);
-	if (!code)
-		return;
-	got = marker_get_sites(name, code, n);
-	if (got != n) {
+	/* At least one site per MARK(); GCC may copy some into probe blocks. */
+	got = marker_get_sites(name, NULL, 0);
+	if (got < (int)n) {
 		snprintf(row, sizeof(row), "switch.%u.sites_missing", n);
 		bench_result(row, n - got, "sites");
-		goto out;
+		return;
 	}
+	snprintf(row, sizeof(row), "switch.%u.sites", n);
+	bench_result(row, got, "sites");
+	code = kcalloc(got, sizeof(*code), GFP_KERNEL);
+	if (!code || marker_get_sites(name, code, got) != got)
+		goto out;
 	snprintf(row, sizeof(row), "switch.%u.mark.on", n);
 	bench_switch(s, row, bench_mark_switch, (void *)name);
 	snprintf(row, sizeof(row), "switch.%u.mark.off", n);
@@ -672,7 +776,7 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 	snprintf(row, sizeof(row), "switch.%u.static_key.off", n);
 	bench_switch(s, row, bench_key_unswitch, key);
 
-	if (bench_stop_prepare(&st, name, code, n)) {
+	if (bench_stop_prepare(&st, name, code, got)) {
 		snprintf(row, sizeof(row), "switch.%u.stop_machine_failed", n);
 		bench_result(row, 1, "-");
 	} else {
