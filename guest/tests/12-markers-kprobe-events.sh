@@ -15,13 +15,26 @@ if [ ! -d "$M" ] || [ ! -e "$K" ]; then
 	skip "kprobe event on a module's site before it loads" "no $M or $K"
 	return 0
 fi
-# The sites of asm-generic immediate values test a variable: nothing is
-# patched or reserved, and the bytes below are x86-64's.
-if ! kernel_has CONFIG_IMMEDIATE; then
+# Without patched sites a site tests a variable: nothing is patched or
+# reserved.
+if ! kernel_has CONFIG_MARKER_SITES; then
 	skip "kprobe event on a module's site before it loads" \
-		"no patched sites without CONFIG_IMMEDIATE (asm-generic immediate values)"
+		"no patched sites without CONFIG_MARKER_SITES"
 	return 0
 fi
+# A site's bytes off and on (include/linux/marker.h); a breakpoint (int3,
+# BRK) in it matches neither. On arm64 only the slot changes: "b end" off,
+# "b block" on.
+case "$(uname -m)" in
+aarch64)
+	SITE_OFF='^ *03 00 00 14 10 00 80 52 .. .. .. 35'
+	SITE_ON='^ *.. .. .. 1[4-7] 10 00 80 52 .. .. .. 35'
+	;;
+*)
+	SITE_OFF='^ *eb 0[6a] b0 00 84 c0 (75|0f 85) '
+	SITE_ON='^ *(eb [0-9a-f]{2}|66 90) b0 01 84 c0 '
+	;;
+esac
 
 # sample_read's site as "FUNC+OFF" (the sites file prints it with %pS).
 site_of() { awk '$1 == "sample_read" { sub(/\/.*/, "", $2); print $2; exit }' "$M/sites"; }
@@ -44,16 +57,17 @@ log=$(dmesg | sed -n '/wb: markers_kprobe_events: loading/,$p')
 expect "the kprobe is refused when the module comes, with trace_kprobe's message" \
 	sh -c "printf '%s\n' \"\$1\" | grep -q 'Failed to re-register probe markers_site on marker_example: -22'" \
 	- "$log"
-expect "the site holds the documented 'off' bytes, no int3" \
-	sh -c "echo '$(bytes_of)' | grep -Eq '^ *eb 0[6a] b0 00 84 c0 (75|0f 85) '"
+expect "the site holds the documented 'off' bytes, no breakpoint" \
+	sh -c "echo '$(bytes_of)' | grep -Eq '$SITE_OFF'"
 
 echo > "$T/trace"
 expect_write "switch sample_read on" "$M/enable" "sample_read\n" ok
 cat /proc/marker-example >/dev/null
 expect "the marker writes its event" \
 	grep -Eq "sample_read: pid [0-9]+ count [0-9]+ pos 0" "$T/trace"
+on=$(bytes_of)
 expect "its site holds the 'on' bytes" \
-	sh -c "echo '$(bytes_of)' | grep -Eq '^ *(eb [0-9a-f]{2}|66 90) b0 01 84 c0 '"
+	sh -c "echo '$on' | grep -Eq '$SITE_ON' && ! echo '$on' | grep -Eq '$SITE_OFF'"
 expect_write "switch sample_read off" "$M/enable" "!sample_read\n" ok
 
 expect "the kprobe event can be removed" sh -c "echo '-:markers_site' >> $K"

@@ -8,15 +8,30 @@ import os
 import re
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from . import settings
 from .kbuild import Build
 from .results import Case
 
 CORPUS = settings.REPO / 'tests/checkpatch-markers'
-SITE_BYTES = re.compile(r'66 90 b0 00 84 c0 (75 ..|0f 85 .. .. .. ..)')
+@dataclass(frozen=True)
+class SiteShape:
+	"""A patched site as built, on one architecture (include/linux/marker.h)."""
+	bytes: re.Pattern		# in checkpatch-markers.sh --binary -v
+	objdump_words: Tuple[str, ...]	# the first instructions, as objdump -d prints them
+	last_words: Tuple[str, ...]	# how the next one starts: the branch to the block
+	text: str			# the instructions, for the case's name
+
+
+SITE_SHAPES = {
+	'x86_64': SiteShape(re.compile(r'66 90 b0 00 84 c0 (75 ..|0f 85 .. .. .. ..)'),
+			    ('66 90', 'b0 00', '84 c0'), ('75', '0f'), '66 90 / b0 00 / 84 c0 / jne'),
+	'arm64': SiteShape(re.compile(r'1f 20 03 d5 10 00 80 52 .. .. .. 35'),
+			   ('d503201f', '52800010'), ('35',), 'nop / movz w16 / cbnz w16'),
+}
 
 
 def _checkpatch_markers(src: Path, args: Sequence[str], cwd: Path = None,
@@ -156,7 +171,8 @@ def site_cases(build: Build, outdir: Path) -> List[Case]:
 	proc = _checkpatch_markers(build.tree.src, ['--binary', '-v', *map(str, files)])
 	listing = outdir / 'marker-sites.txt'
 	listing.write_text(proc.stderr)
-	sites = [l for l in proc.stderr.splitlines() if SITE_BYTES.search(l)]
+	shape = SITE_SHAPES[build.config.arch.name]
+	sites = [l for l in proc.stderr.splitlines() if shape.bytes.search(l)]
 	cases = [Case(f'{build.config.name}: all {len(sites)} marker sites, kernel and modules, '
 		      'hold the documented bytes as built', proc.returncode == 0 and len(sites) > 0,
 		      proc.stdout + proc.stderr[-2000:])]
@@ -168,15 +184,17 @@ def site_cases(build: Build, outdir: Path) -> List[Case]:
 				      text=True).stdout
 		base = int(re.search(r'\] \.text\s+PROGBITS\s+([0-9a-f]+)', text).group(1), 16)
 		start = base + int(m.group(1), 16)
-		dump = subprocess.run(['objdump', '-d', f'--start-address={start:#x}',
+		objdump = build.config.arch.cross_compile + 'objdump'
+		dump = subprocess.run([objdump, '-d', f'--start-address={start:#x}',
 				       f'--stop-address={start + 12:#x}', str(files[0])],
 				      capture_output=True, text=True).stdout
 		(outdir / 'marker-site-objdump.txt').write_text(dump)
 		insns = re.findall(r'^\s*[0-9a-f]+:\t([0-9a-f ]+?)\s*\t', dump, re.M)
+		first = len(shape.objdump_words)
 		cases.append(Case(f'{build.config.name}: objdump -d of a disabled site shows '
-				  '66 90 / b0 00 / 84 c0 / jne', ' '.join(insns[:3]) ==
-				  '66 90 b0 00 84 c0' and insns[3:4] != [] and
-				  insns[3].split()[0] in ('75', '0f'), dump))
+				  f'{shape.text}', tuple(insns[:first]) == shape.objdump_words and
+				  insns[first:first + 1] != [] and
+				  insns[first].startswith(shape.last_words), dump))
 	return cases
 
 

@@ -192,10 +192,16 @@ def warnings(b: Build) -> List[str]:
 	return _log_warnings(b.log)
 
 
-def series_objects() -> List[str]:
-	"""The objects of the C files the series adds."""
-	return sorted(str(p.relative_to(settings.LINUX_FILES).with_suffix('.o'))
-		      for p in settings.LINUX_FILES.rglob('*.c'))
+def series_objects(arch: settings.Arch) -> List[str]:
+	"""The objects of the C files the series adds, but for those of other
+	architectures than @arch (arch/<SRCARCH>/)."""
+	srcarch = {'x86_64': 'x86'}.get(arch.make_arch, arch.make_arch)
+	objects = []
+	for path in settings.LINUX_FILES.rglob('*.c'):
+		rel = path.relative_to(settings.LINUX_FILES)
+		if rel.parts[0] != 'arch' or rel.parts[1] == srcarch:
+			objects.append(str(rel.with_suffix('.o')))
+	return sorted(objects)
 
 
 def lint(tree: Tree, config: KernelConfig, objects: List[str]) -> Tuple[bool, str]:

@@ -43,8 +43,8 @@ static int __init oot_init(void)
 	void *site = NULL;
 	int ret;
 
-	/* Without CONFIG_IMMEDIATE the site tests a variable: nothing to patch. */
-	if (marker_get_sites("oot_markers_tick", &site, 1) != IS_ENABLED(CONFIG_IMMEDIATE)) {
+	/* Without CONFIG_MARKER_SITES the site tests a variable: nothing to patch. */
+	if (marker_get_sites("oot_markers_tick", &site, 1) != IS_ENABLED(CONFIG_MARKER_SITES)) {
 		pr_err("the patched site is not listed\n");
 		return -EINVAL;
 	}

@@ -313,7 +313,7 @@ extern struct site_entry __start___marker_sites[], __stop___marker_sites[];
 /* A site that tests a plain variable: records itself (no code), then loads. */
 static __always_inline bool __marker_plain_site(struct marker *marker)
 {
-	asm volatile(SITE_ENTRY_ASM("__marker_sites, \"a\"", ".", "%c0", "0",
+	asm volatile(SITE_ENTRY_ASM("__marker_sites, \"a\"", ".", SITE_ENTRY_SYMBOL(0), "0",
 				    __stringify(MARKER_ENTRY_SITE))
 		     : : "i" (marker));
 	return unlikely(READ_ONCE(marker->enabled));

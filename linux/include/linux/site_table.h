@@ -44,6 +44,17 @@ struct site_entry {
 };
 
 /*
+ * The symbol of "i" operand @n in an asm template, for @key below. x86
+ * prints "$" before an immediate unless told "%c"; the other architectures
+ * print a symbol bare, and riscv's GCC knows no "%c".
+ */
+#ifdef CONFIG_X86
+#define SITE_ENTRY_SYMBOL(n)	"%c" #n
+#else
+#define SITE_ENTRY_SYMBOL(n)	"%" #n
+#endif
+
+/*
  * Emits a struct site_entry; @section is the name and flags of the section,
  * @code and @key are symbols, @len and @size constant expressions.
  */
