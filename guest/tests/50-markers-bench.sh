@@ -31,8 +31,9 @@ expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"
 for row in disabled.mark_jump disabled.static_branch \
 	   disabled.live.mark disabled.live.static_branch disabled.live.plain \
-	   enabled.mark_1fast enabled.mark_2fast enabled.mark_1probe enabled.mark_2probes \
-	   enabled.tracepoint_1probe enabled.kprobe switch.1024.mark.sync.ns \
+	   enabled.mark_1fast enabled.mark_2fast enabled.mark_3fast \
+	   enabled.mark_1probe enabled.mark_2probes \
+	   enabled.tracepoint_1probe enabled.tracepoint_3probes enabled.kprobe switch.1024.mark.sync.ns \
 	   switch.1024.stop_machine.on.ns record.mark_event record.trace_event \
 	   record.mark_vsnprintf $ARCH_ROWS; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"
@@ -48,6 +49,12 @@ expect_eq "with one fast probe, the site called it straight 1000 times" 1000 \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_1fast\.direct \([0-9]*\) .*/\1/p')"
 expect_eq "with one fast probe, the site never called the iterator" 0 \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_1fast\.via_iterator \([0-9]*\) .*/\1/p')"
+# Two: the site calls marker_probe_pair(), which jumps to the second probe,
+# so that it returns straight to the site.
+expect_eq "with two fast probes, the second returned to the site 1000 times" 1000 \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_2fast\.second_to_site \([0-9]*\) .*/\1/p')"
+expect_eq "with two fast probes, the second never returned elsewhere" 0 \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_2fast\.second_elsewhere \([0-9]*\) .*/\1/p')"
 for n in 1 64 1024; do
 	expect_eq "switching $n marker sites on takes $ROUNDS sync rounds" $ROUNDS \
 		"$(value $n.mark.on.rounds)"

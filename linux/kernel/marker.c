@@ -29,25 +29,30 @@
  *
  * The probe block of a patched site makes a recorded call
  * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
- * has one probe and that one is fast; to marker_probe_iterate_regs() while
- * the site is armed for several probes that are all fast and passes at
- * most MARKER_REG_ARGS arguments; and to marker_probe_iterate(), which it
- * was built to call, otherwise. Either is "the iterator" below: both call
- * every probe, and neither reads @data. The call passes @data of its struct
- * marker as the probe's @probe_private, so @data and the call's target
- * must agree for a site that reads one and then makes the other: @data
- * only changes while the calls go to marker_probe_iterate(), which does
- * not read it, and the calls only go straight to a probe a grace period
- * after @data last changed (as tracepoints do with their static calls).
- * The calls go back to marker_probe_iterate() in the batch that removes
- * the probe, so that a site whose task was preempted between its jump
- * slot and its call finds no probe once marker_synchronize_unregister()
- * has returned:
+ * has one probe and that one is fast; to marker_probe_pair() while it has
+ * two fast probes and the site passes at most MARKER_REG_ARGS arguments;
+ * to marker_probe_iterate_regs() while the site is armed for more probes
+ * that are all fast and passes at most MARKER_REG_ARGS arguments; and to
+ * marker_probe_iterate(), which it was built to call, otherwise. The last
+ * two are "the iterator" below: both call every probe, and neither reads
+ * @data. The call passes @data of its struct marker first: the probe's
+ * @probe_private, or the struct marker_probes that marker_probe_pair()
+ * calls. So @data and the call's target must agree for a site that reads
+ * one and then makes the other: @data only changes while the calls go to
+ * the iterator, and the calls only go straight a grace period after @data
+ * last changed (as tracepoints do with their static calls). The calls go
+ * back to the iterator in the batch that removes a probe they go straight
+ * to, so that a site whose task was preempted between its jump slot and
+ * its call finds no probe once marker_synchronize_unregister() has
+ * returned:
  *
- *	0 -> 1 fast:	@data, wait, arm the sites with the calls direct;
- *	1 fast -> N:	calls to the iterator, then publish the probes;
- *	N -> 1 fast:	publish, @data, wait, calls direct;
- *	1 fast -> 0:	publish NULL, disarm with the calls to the iterator.
+ *	0 -> 1 or 2 fast:	@data, wait, arm the sites with the calls direct;
+ *	1 or 2 fast -> N:	calls to the iterator, then publish the probes;
+ *	N -> 1 or 2 fast:	publish, @data, wait, calls direct;
+ *	1 or 2 fast -> 0:	publish NULL, disarm with the calls to the iterator.
+ *
+ * N is any other set of probes, 1 or 2 fast with other data included: the
+ * calls pass through the iterator from one direct target to the next.
  *
  * Which iterator only matters for speed: marker_probe_iterate_regs() gets
  * the calls after the probes that are all fast are published, and gives
@@ -87,8 +92,9 @@
  * @nr_sites: its attached sites, in the kernel and in modules
  * @count: scratch counter of marker_report_table()
  * @armed: its patched sites are in MARKER_SITE_ON
- * @direct: the fast probe its recorded calls go straight to, NULL while
- *	they go to an iterator; set only while @armed
+ * @direct: what its recorded calls go straight to, reading @data: its only
+ *	probe, a fast one, or marker_probe_pair() for its two fast probes;
+ *	NULL while they go to an iterator; set only while @armed
  * @regs: its recorded calls go to marker_probe_iterate_regs() where they
  *	can: its probes are all fast, and not @direct; only while @armed
  * @data: the @data of its struct markers
@@ -582,15 +588,20 @@ struct marker_switch {
 };
 
 /*
- * What the recorded calls of the sites of @m go to: @direct, the only probe,
- * if it is a fast one; otherwise, while they are @armed for probes that
- * are all fast (@regs) and pass their arguments in registers,
+ * What the recorded calls of the sites of @m go to: @direct, the only probe
+ * if it is a fast one, or marker_probe_pair() for two fast probes if @m
+ * passes its arguments in registers; otherwise, while they are @armed for
+ * probes that are all fast (@regs) and pass their arguments in registers,
  * marker_probe_iterate_regs(); otherwise the function they were built to
  * call, which is cheaper for va_list probes.
  */
 static void *marker_call_target(const struct marker *m, bool armed, bool regs,
 				marker_fast_probe_func *direct)
 {
+	/* Only an architecture with recorded calls has marker_probe_pair(). */
+	if (IS_ENABLED(CONFIG_MARKER_SITES) && direct == marker_probe_pair &&
+	    m->nr_args > MARKER_REG_ARGS)
+		return marker_probe_iterate;
 	if (direct)
 		return direct;
 	if (armed && regs && m->nr_args <= MARKER_REG_ARGS)
@@ -863,15 +874,25 @@ static void marker_entry_publish(struct marker_entry *e)
 				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
 }
 
-/* The fast probe that the calls of @probes' sites can go straight to. */
+/*
+ * What the calls of @probes' sites can go straight to, with the @data it
+ * reads: the only probe, if it is a fast one, with its @probe_private; or
+ * marker_probe_pair() with @probes, if they are two fast probes.
+ */
 static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *probes,
 						    void **data)
 {
 	const struct marker_probe *p = NULL;
-	unsigned int i;
+	unsigned int i, n = marker_probes_count(probes);
 
 	/* Without recorded calls, nothing to go straight: no grace period. */
-	if (!IS_ENABLED(CONFIG_MARKER_SITES) || marker_probes_count(probes) != 1)
+	if (!IS_ENABLED(CONFIG_MARKER_SITES))
+		return NULL;
+	if (n == 2 && probes->nr == 2 && probes->probe[0].fast && probes->probe[1].fast) {
+		*data = (void *)probes;
+		return marker_probe_pair;
+	}
+	if (n != 1)
 		return NULL;
 	for (i = 0; i < probes->nr; i++)
 		if (!marker_probe_is_stub(&probes->probe[i]))
@@ -914,7 +935,8 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	lockdep_assert_held(&markers_mutex);
 	direct = marker_probes_direct(new, &data);
 	regs = !direct && marker_probes_all_fast(new);
-	if (direct && direct != e->direct)
+	/* Straight calls to come: @data early, while only iterators run */
+	if (direct && !e->direct)
 		marker_entry_set_data(e, data);
 
 	if (new && !e->armed) {
@@ -922,10 +944,11 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 		ret = marker_entry_switch(e, true, regs, direct);
 		if (ret)
 			return ret;
-	} else if (new && !direct && (e->direct || (e->regs && !regs))) {
+	} else if (new && ((e->direct && (direct != e->direct || data != e->data)) ||
+			   (e->regs && !regs))) {
 		/*
-		 * 1 fast -> N, or fast -> with a va_list probe: the iterator
-		 * for the new probes, then publish
+		 * Leaving straight calls (which read @data), or fast -> with a
+		 * va_list probe: the iterator for the new probes, then publish
 		 */
 		ret = marker_entry_switch(e, true, regs, NULL);
 		if (ret)
@@ -935,9 +958,12 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	marker_entry_publish(e);
 	if (old)
 		kfree_rcu(old, rcu);
-	/* N -> 1 fast, or -> all fast: published, then straight calls */
-	if (new && (direct != e->direct || regs != e->regs))
+	/* -> 1 fast, 2 fast or all fast: published, @data, then the calls */
+	if (new && (direct != e->direct || regs != e->regs)) {
+		if (direct)
+			marker_entry_set_data(e, data);
 		marker_entry_switch(e, true, regs, direct);
+	}
 	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
 	if (!new && e->armed) {
 		ret = marker_entry_switch(e, false, false, NULL);

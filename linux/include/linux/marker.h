@@ -35,11 +35,13 @@
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
- * and that one is fast, and to marker_probe_iterate_regs() while the site
- * is on for several probes that are all fast and passes at most
+ * and that one is fast; to marker_probe_pair() while it has two fast
+ * probes; and to marker_probe_iterate_regs() while the site is on for more
+ * probes that are all fast. The last two only for sites of at most
  * MARKER_REG_ARGS arguments:
  *
  *	call:	e8 <rel32>		marker_probe_iterate() as built,
+ *					marker_probe_pair(),
  *					marker_probe_iterate_regs(), or the probe
  *
  * On arm64 (CONFIG_MARKER_SITES without immediate values, which arm64
@@ -355,13 +357,33 @@ void marker_probe_iterate_regs(void *data, void *call_private,
 			       const struct marker *marker,
 			       unsigned long a0, unsigned long a1, unsigned long a2);
 
+/**
+ * marker_probe_pair() - call the two fast probes of a marker
+ * @data: the marker's &struct marker_probes, of two fast probes
+ * @call_private: the site's data for the probes
+ * @marker: the site's marker
+ * @...: the site's arguments, at most MARKER_REG_ARGS
+ *
+ * No site calls this function by name: the registry points the recorded
+ * calls of a marker's sites here while it has two fast probes, and gives
+ * them @data. Written in assembly by each architecture with
+ * CONFIG_MARKER_SITES: it keeps the argument registers across the call of
+ * the first probe and jumps to the second with them, which no C function
+ * of this prototype can do without copying them around; only a site whose
+ * arguments all travel in registers may call it.
+ *
+ * Context: called with preemption disabled, which is the RCU read side
+ * that marker_synchronize_unregister() waits for.
+ */
+void marker_probe_pair(void *data, void *call_private, const struct marker *marker, ...);
+
 /*
  * The architecture provides arch_marker_site(), the patched site,
  * arch_marker_record_call(), which records the call a site's probe block
  * has just made, and for kernel/marker.c arch_marker_switch(): it changes
  * the immediate values @updates (the @enabled of markers), switches the
  * sites @changes and retargets the calls @calls, all in one batch, all or
- * nothing.
+ * nothing; and marker_probe_pair().
  *
  * Context: the caller holds cpus_read_lock().
  */

@@ -1153,13 +1153,71 @@ static void marker_race_count(struct marker_race_data (*pools)[MARKER_POOL],
 	}
 }
 
-/*
- * Three CPUs fire a marker while this one registers and unregisters a probe
- * 10^4 times (a fifth of that at boot).
- */
-static void marker_concurrent_register(struct kunit *test)
+/* The pools of marker_concurrent_pair(), where its probe checks its data. */
+static struct marker_race_data (*marker_pair_pools)[MARKER_POOL];
+static atomic_long_t marker_pair_strays;
+
+/* A fast probe that counts a call whose data is not of the pools. */
+static void marker_test_pair_probe(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
 {
-	unsigned int registrations = kunit_stress_volume(MARKER_REGISTRATIONS);
+	struct marker_race_data *d = probe_private;
+	uintptr_t first = (uintptr_t)&marker_pair_pools[0][0];
+
+	if ((uintptr_t)d < first ||
+	    (uintptr_t)d >= first + 2 * sizeof(*marker_pair_pools) ||
+	    ((uintptr_t)d - first) % sizeof(*d)) {
+		atomic_long_inc(&marker_pair_strays);
+		return;
+	}
+	marker_test_race_probe(d, call_private, marker->format, NULL);
+}
+
+/*
+ * Round @i of marker_concurrent_pair(): two fast probes, connected and
+ * disconnected one by one, 0 -> 1 -> 2 -> 1 -> 0, with data of the pools of
+ * marker_race_round().
+ */
+static int marker_pair_round(struct marker_race_data (*pools)[MARKER_POOL],
+			     const char *name, const char *format, unsigned int i)
+{
+	struct marker_race_data *pool = pools[(2 * i / MARKER_POOL) % 2];
+	struct marker_race_data *a = &pool[2 * i % MARKER_POOL], *b = a + 1;
+	marker_fast_probe_func *fast = marker_test_pair_probe;
+	unsigned int j;
+	int ret;
+
+	if (2 * i % MARKER_POOL == 0)
+		for (j = 0; j < MARKER_POOL; j++)
+			WRITE_ONCE(pool[j].dead, false);
+	ret = marker_probe_register_fast(name, format, fast, a);
+	if (ret)
+		return ret;
+	ret = marker_probe_register_fast(name, format, fast, b);
+	if (!ret) {
+		if (i % 4 == 0)
+			usleep_range(1000, 2000);
+		ret = marker_probe_unregister_fast(name, fast, a);
+		a = b;
+	}
+	ret = marker_probe_unregister_fast(name, fast, a) ?: ret;
+	if (2 * i % MARKER_POOL == MARKER_POOL - 2) {
+		marker_synchronize_unregister();
+		for (j = 0; j < MARKER_POOL; j++)
+			WRITE_ONCE(pool[j].dead, true);
+	}
+	return ret;
+}
+
+/*
+ * Three CPUs fire a marker while this one makes @registrations @round()s
+ * on it.
+ */
+static void marker_test_concurrent(struct kunit *test, unsigned int registrations,
+				   int (*round)(struct marker_race_data (*pools)[MARKER_POOL],
+						const char *name, const char *format,
+						unsigned int i))
+{
 	struct marker_race_data (*pools)[MARKER_POOL];
 	struct task_struct *tasks[MARKER_FIRERS] = {};
 	unsigned long fires[MARKER_FIRERS] = {};
@@ -1172,6 +1230,8 @@ static void marker_concurrent_register(struct kunit *test)
 		kunit_skip(test, "needs %d online CPUs", MARKER_FIRERS + 1);
 	pools = kunit_kcalloc(test, 2, sizeof(*pools), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pools);
+	marker_pair_pools = pools;
+	atomic_long_set(&marker_pair_strays, 0);
 
 	for_each_online_cpu(cpu) {
 		if (n == MARKER_FIRERS)
@@ -1186,7 +1246,7 @@ static void marker_concurrent_register(struct kunit *test)
 	}
 	/* The firers use this stack frame: no assertion until they stop. */
 	for (i = 0; i < registrations && !ret; i++)
-		ret = marker_race_round(pools, "marker_test_race", MARK_NOARGS, i);
+		ret = round(pools, "marker_test_race", MARK_NOARGS, i);
 	for (i = 0; i < n; i++)
 		kthread_stop(tasks[i]);
 	marker_race_count(pools, &calls, &late);
@@ -1194,13 +1254,39 @@ static void marker_concurrent_register(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	KUNIT_EXPECT_GT(test, calls, 0);
 	KUNIT_EXPECT_EQ_MSG(test, late, 0, "probes called after unregistration");
+	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&marker_pair_strays), 0,
+			    "probes called with the data of another call target");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
 	bypass_hits = kunit_poke_counts().bypass_hits - bypass_hits;
 	/* Patched sites: the firers met the int3s of the switches. */
 	if (IS_ENABLED(CONFIG_IMMEDIATE))
 		KUNIT_EXPECT_GT(test, bypass_hits, 0);
-	kunit_info(test, "%u registrations, %lu + %lu + %lu fires, %ld probe calls, %lu bypass hits\n",
+	kunit_info(test, "%u rounds, %lu + %lu + %lu fires, %ld probe calls, %lu bypass hits\n",
 		   registrations, fires[0], fires[1], fires[2], calls, bypass_hits);
+}
+
+/*
+ * Three CPUs fire a marker while this one registers and unregisters a probe
+ * 10^4 times (a fifth of that at boot).
+ */
+static void marker_concurrent_register(struct kunit *test)
+{
+	marker_test_concurrent(test, kunit_stress_volume(MARKER_REGISTRATIONS),
+			       marker_race_round);
+}
+
+#define MARKER_PAIR_ROUNDS	200
+
+/*
+ * The same with two fast probes, whose calls go straight to the only one
+ * and to marker_probe_pair() with the two, 200 times (a fifth at boot):
+ * besides no late call, no probe gets the data of another call target (a
+ * probe's with the pair's, or the other way round).
+ */
+static void marker_concurrent_pair(struct kunit *test)
+{
+	marker_test_concurrent(test, kunit_stress_volume(MARKER_PAIR_ROUNDS),
+			       marker_pair_round);
 }
 
 #define MARKER_MODULE_RELOADS	100
@@ -1554,8 +1640,8 @@ static void marker_site_layout(struct kunit *test)
 
 /*
  * The recorded call of a site goes straight to the only probe while it is
- * a fast one, with the data of that probe; to the iterator of register
- * arguments (the marker has one) while its probes are all fast; to
+ * a fast one, with the data of that probe; to marker_probe_pair() while it
+ * has two fast probes (the marker has one argument); to
  * marker_probe_iterate(), which it was built to call, otherwise. _MARK()
  * sites have none.
  */
@@ -1588,11 +1674,12 @@ static void marker_direct_call(struct kunit *test)
 	marker_test_expect_calls(test, name, fast);
 	marker_test_fire_expect(test, 4, 12, 4);
 	/*
-	 * The same probe with other data: the iterator, then straight with it,
-	 * once a grace period has passed since the sites' data changed.
+	 * The same probe with other data: the pair of fast probes, then
+	 * straight with the data left, once a grace period has passed since
+	 * the sites' data changed.
 	 */
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_expect_calls(test, name, marker_probe_pair);
 	marker_test_fire_expect(test, 4, 16, 8);
 	get_state_synchronize_rcu_full(&gp);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p1), 0);
@@ -1672,17 +1759,18 @@ static void marker_test_expect_regs_seen(struct kunit *test,
 }
 
 /*
- * A marker of three arguments with two fast probes: its call goes to
- * marker_probe_iterate_regs(), which gives both the exact arguments in
- * registration order; with a va_list probe too, the call goes to
- * marker_probe_iterate(), and all three get them; without it, back to
- * marker_probe_iterate_regs(); with one fast probe, the call is straight;
- * off, it is marker_probe_iterate() again. A marker of MARKER_MAX_ARGS
- * arguments keeps marker_probe_iterate() with two fast probes.
+ * A marker of three arguments: with two fast probes its call goes to
+ * marker_probe_pair(), with three to marker_probe_iterate_regs(); both
+ * give every probe the exact arguments, in registration order. With a
+ * va_list probe too, the call goes to marker_probe_iterate(), and all get
+ * them; without it, back to the pair; with one fast probe, the call is
+ * straight; off, it is marker_probe_iterate() again. A marker of
+ * MARKER_MAX_ARGS arguments keeps marker_probe_iterate() with two fast
+ * probes and with three.
  */
 static void marker_regs_iterator(struct kunit *test)
 {
-	struct marker_test_regs_seen f1 = {}, f2 = {}, va = {};
+	struct marker_test_regs_seen f1 = {}, f2 = {}, f3 = {}, va = {};
 	marker_fast_probe_func *fast = marker_test_regs_fast;
 	const char *name = "marker_test_regs";
 	static const char s1[] = "one", s2[] = "two";
@@ -1693,43 +1781,58 @@ static void marker_regs_iterator(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
 	marker_test_expect_calls(test, name, fast);
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_expect_calls(test, name, marker_probe_pair);
 	marker_test_fire_regs(-7, u, s1);
 	marker_test_expect_regs_seen(test, &f1, 1, -7, u, s1);
 	marker_test_expect_regs_seen(test, &f2, 1, -7, u, s1);
 	KUNIT_EXPECT_EQ(test, f1.order, 1);
 	KUNIT_EXPECT_EQ(test, f2.order, 2);
 
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f3), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_fire_regs(9, ~u, s2);
+	marker_test_expect_regs_seen(test, &f1, 2, 9, ~u, s2);
+	marker_test_expect_regs_seen(test, &f2, 2, 9, ~u, s2);
+	marker_test_expect_regs_seen(test, &f3, 1, 9, ~u, s2);
+	KUNIT_EXPECT_EQ(test, f3.order, 5);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
+	marker_test_expect_calls(test, name, marker_probe_pair);
+
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_regs_va, &va), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_test_fire_regs(INT_MIN, U64_MAX, s2);
-	marker_test_expect_regs_seen(test, &f1, 2, INT_MIN, U64_MAX, s2);
-	marker_test_expect_regs_seen(test, &f2, 2, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f1, 3, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f2, 3, INT_MIN, U64_MAX, s2);
 	marker_test_expect_regs_seen(test, &va, 1, INT_MIN, U64_MAX, s2);
-	KUNIT_EXPECT_EQ(test, va.order, 5);
+	KUNIT_EXPECT_EQ(test, va.order, 8);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_regs_va, &va), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_expect_calls(test, name, marker_probe_pair);
 	marker_test_fire_regs(3, 4, s1);
-	marker_test_expect_regs_seen(test, &f1, 3, 3, 4, s1);
-	marker_test_expect_regs_seen(test, &f2, 3, 3, 4, s1);
+	marker_test_expect_regs_seen(test, &f1, 4, 3, 4, s1);
+	marker_test_expect_regs_seen(test, &f2, 4, 3, 4, s1);
+	KUNIT_EXPECT_EQ(test, f1.order, 9);
+	KUNIT_EXPECT_EQ(test, f2.order, 10);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
 	marker_test_expect_calls(test, name, fast);
 	marker_test_fire_regs(5, 6, s2);
-	marker_test_expect_regs_seen(test, &f2, 4, 5, 6, s2);
+	marker_test_expect_regs_seen(test, &f2, 5, 5, 6, s2);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_synchronize_unregister();
 	marker_test_fire_regs(7, 8, s1);
-	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + va.calls, 8);
+	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + f3.calls + va.calls, 11);
 
 	name = "marker_test_max";
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f3), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
 	marker_synchronize_unregister();
 }
 
@@ -2493,6 +2596,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_fast_switch_off_fails),
 	KUNIT_CASE(marker_synchronize_waits),
 	KUNIT_CASE_SLOW(marker_concurrent_register),
+	KUNIT_CASE_SLOW(marker_concurrent_pair),
 	KUNIT_CASE_SLOW(marker_module_race),
 	KUNIT_CASE(marker_module_format_mismatch),
 	KUNIT_CASE_SLOW(marker_probe_module_unload),

@@ -192,11 +192,13 @@ static noinline void bench_check_probe(void *probe_private, void *call_private,
 
 /*
  * One fast probe: bench_mark_on's site must call it straight, never
- * through marker_probe_iterate(). Prints the calls of either kind.
+ * through marker_probe_iterate(). Two: the site calls marker_probe_pair(),
+ * which calls the first and jumps to the second, so that the second
+ * returns straight to the site. Prints the calls of either kind.
  */
 static void bench_check_direct(unsigned int n)
 {
-	struct bench_check c = {};
+	struct bench_check c = {}, c2 = {};
 	void *call;
 	unsigned int i;
 
@@ -205,16 +207,26 @@ static void bench_check_direct(unsigned int n)
 		return;
 	}
 	c.after_call = call + MARKER_CALL_LEN;
+	c2.after_call = c.after_call;
 	if (marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c)) {
 		bench_result("enabled.mark_1fast.check_failed", 1, "-");
 		return;
 	}
 	for (i = 0; i < n; i++)
 		bench_mark_on(i);
-	marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c);
-	marker_synchronize_unregister();
 	bench_result("enabled.mark_1fast.direct", c.direct, "calls");
 	bench_result("enabled.mark_1fast.via_iterator", c.other, "calls");
+	if (!marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c2)) {
+		for (i = 0; i < n; i++)
+			bench_mark_on(i);
+		marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c2);
+		bench_result("enabled.mark_2fast.second_to_site", c2.direct, "calls");
+		bench_result("enabled.mark_2fast.second_elsewhere", c2.other, "calls");
+	} else {
+		bench_result("enabled.mark_2fast.check_failed", 1, "-");
+	}
+	marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c);
+	marker_synchronize_unregister();
 }
 
 static void bench_empty_tp_probe(void *data, int v)
@@ -414,6 +426,12 @@ static void bench_hits(unsigned int n)
 		if (!marker_probe_register_fast("bench_mark_on", "%d", bench_empty_fast_probe,
 						&smoke)) {
 			bench_hit("enabled.mark_2fast", bench_mark_on, n, base);
+			if (!marker_probe_register_fast("bench_mark_on", "%d",
+							bench_empty_fast_probe, &iterations)) {
+				bench_hit("enabled.mark_3fast", bench_mark_on, n, base);
+				marker_probe_unregister_fast("bench_mark_on",
+							     bench_empty_fast_probe, &iterations);
+			}
 			marker_probe_unregister_fast("bench_mark_on", bench_empty_fast_probe,
 						     &smoke);
 		}
@@ -433,6 +451,11 @@ static void bench_hits(unsigned int n)
 		bench_hit("enabled.tracepoint_1probe", bench_tracepoint, n, base);
 		if (!register_trace_markers_bench_tp(bench_empty_tp_probe, &smoke)) {
 			bench_hit("enabled.tracepoint_2probes", bench_tracepoint, n, base);
+			if (!register_trace_markers_bench_tp(bench_empty_tp_probe, &iterations)) {
+				bench_hit("enabled.tracepoint_3probes", bench_tracepoint, n, base);
+				unregister_trace_markers_bench_tp(bench_empty_tp_probe,
+								  &iterations);
+			}
 			unregister_trace_markers_bench_tp(bench_empty_tp_probe, &smoke);
 		}
 		unregister_trace_markers_bench_tp(bench_empty_tp_probe, NULL);
