@@ -50,7 +50,8 @@ else
 	# Seen twice right after the previous script removed a module with
 	# events (a resync of the events in flight): say what is there.
 	_seen="now: $(grep -c "^markers:$core\$" "$T/available_events") in available_events"
-	_seen="$_seen, $(ls "$E" | wc -l) entries in $E"
+	_seen="$_seen; in $E: $(ls "$E" | tr '\n' ' ')"
+	_seen="$_seen; markers in available_events: $(grep -c '^markers:' "$T/available_events")"
 	sleep 2
 	_seen="$_seen; 2 s later: $(test -d "$E/$core" && echo present || echo absent)"
 	_seen="$_seen, $(grep -c "^markers:$core\$" "$T/available_events") in available_events"
