@@ -888,7 +888,13 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	/* Without recorded calls, nothing to go straight: no grace period. */
 	if (!IS_ENABLED(CONFIG_MARKER_SITES))
 		return NULL;
-	if (n == 2 && probes->nr == 2 && probes->probe[0].fast && probes->probe[1].fast) {
+	/*
+	 * marker_probe_pair() calls the probes from assembly, without the
+	 * type hash that kCFI (and FineIBT, which checks it in the callee)
+	 * wants: with CONFIG_CFI_CLANG the iterators call them.
+	 */
+	if (!IS_ENABLED(CONFIG_CFI_CLANG) && n == 2 && probes->nr == 2 &&
+	    probes->probe[0].fast && probes->probe[1].fast) {
 		*data = (void *)probes;
 		return marker_probe_pair;
 	}
