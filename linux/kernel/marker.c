@@ -49,7 +49,8 @@
  *	0 -> 1 or 2 fast:	@data, wait, arm the sites with the calls direct;
  *	1 or 2 fast -> N:	calls to the iterator, then publish the probes;
  *	N -> 1 or 2 fast:	publish, @data, wait, calls direct;
- *	1 or 2 fast -> 0:	publish NULL, disarm with the calls to the iterator.
+ *	1 fast -> 0:		disarm with the calls to the iterator, then
+ *				publish NULL.
  *
  * N is any other set of probes, 1 or 2 fast with other data included: the
  * calls pass through the iterator from one direct target to the next.
@@ -58,8 +59,14 @@
  * the calls after the probes that are all fast are published, and gives
  * them back before a va_list probe is.
  *
- * If that last batch fails, the calls alone are sent back to the iterator
- * without allocating (marker_entry_retreat_calls()).
+ * Removing a probe cannot fail for want of memory: a smaller probe array
+ * that cannot be allocated becomes a stub in place (marker_probes_remove()),
+ * and when the batch that sends the calls back to the iterator cannot be
+ * allocated, marker_entry_retreat_calls() sends them without allocating,
+ * before anything is published or freed. Sites that cannot be disarmed stay
+ * armed without probes. The one error left is a breakpoint of somebody else
+ * (a debugger's; kprobes refuse sites) on a call that goes straight to the
+ * probe: then the probe stays connected, and nothing is freed.
  *
  * The sites are kept in site tables (<linux/site_table.h>): sites in init
  * text are forgotten before that text is freed.
@@ -798,7 +805,11 @@ static int marker_entry_switch(struct marker_entry *e, bool on, bool regs,
 
 /*
  * Sends the calls of @e back to the iterator without allocating, a few per
- * batch: for when the batch that should have done it failed.
+ * batch: for when the batch that should have done it could not be
+ * allocated. A call that is back already is left alone (it does not hold
+ * what arch_marker_switch() expects), so after an error a second try takes
+ * up where the first stopped; meanwhile the calls that went back call every
+ * published probe, as the others do.
  */
 static int marker_entry_retreat_calls(struct marker_entry *e)
 {
@@ -811,16 +822,18 @@ static int marker_entry_retreat_calls(struct marker_entry *e)
 	for (t = site_tables_first(&marker_tables); t;
 	     t = site_tables_next(&marker_tables, t)) {
 		for (site = t->start; site < t->stop; site++) {
+			const struct marker *m = marker_site_marker(site);
+
 			if (!marker_entry_is_call(site) || marker_site_entry(site) != e ||
 			    !site_entry_live(t, site))
 				continue;
-			calls[n++] = (struct marker_call_change) {
+			calls[n] = (struct marker_call_change) {
 				.site = site,
-				.from = marker_call_target(marker_site_marker(site), e->armed,
-							   e->regs, e->direct),
-				.to = marker_call_target(marker_site_marker(site), e->armed,
-							 false, NULL),
+				.from = marker_call_target(m, e->armed, e->regs, e->direct),
+				.to = marker_call_target(m, e->armed, false, NULL),
 			};
+			if (calls[n].from != calls[n].to)
+				n++;
 			if (n < ARRAY_SIZE(calls))
 				continue;
 			ret = arch_marker_switch(NULL, 0, NULL, 0, calls, n);
@@ -921,16 +934,31 @@ static bool marker_probes_all_fast(const struct marker_probes *probes)
 }
 
 /*
- * Makes @new (which may be NULL) the probes of @e; frees the old ones after a
- * grace period. Fails, changing nothing, when arming the sites fails, or
- * sending their calls to an iterator for all of @new before it is
- * published. When disarming them fails, @new is the probes all the same
- * and the calls go to the iterator (no site calls a removed probe), the
- * sites stay armed: the error is returned. A failure to send the calls
- * straight to the only probe left, or to the iterator of fast probes,
- * leaves them with an iterator that calls them too.
+ * Sends the calls of @e to the iterator, for probes that their straight
+ * target or marker_probe_iterate_regs() would not all call, before those
+ * probes are published. For a removal (@removing), a batch that cannot be
+ * allocated is no failure: marker_entry_retreat_calls() does it then.
  */
-static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new)
+static int marker_entry_calls_to_iterator(struct marker_entry *e, bool regs, bool removing)
+{
+	int ret = marker_entry_switch(e, true, regs, NULL);
+
+	if (ret && removing)
+		ret = marker_entry_retreat_calls(e);
+	return ret;
+}
+
+/*
+ * Makes @new the probes of @e; frees the old ones after a grace period.
+ * Fails, changing nothing, when arming the sites fails, or sending their
+ * calls to an iterator for all of @new before it is published; for a
+ * removal (@removing), only when somebody else's breakpoint is on a call.
+ * A failure to send the calls straight to the only probe left, or to
+ * marker_probe_pair() or the iterator of fast probes, leaves them with an
+ * iterator that calls them too.
+ */
+static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
+				   bool removing)
 {
 	struct marker_probes *old = e->probes;
 	marker_fast_probe_func *direct;
@@ -945,18 +973,18 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	if (direct && !e->direct)
 		marker_entry_set_data(e, data);
 
-	if (new && !e->armed) {
+	if (!e->armed) {
 		/* 0 -> N: arm, then publish */
 		ret = marker_entry_switch(e, true, regs, direct);
 		if (ret)
 			return ret;
-	} else if (new && ((e->direct && (direct != e->direct || data != e->data)) ||
-			   (e->regs && !regs))) {
+	} else if ((e->direct && (direct != e->direct || data != e->data)) ||
+		   (e->regs && !marker_probes_all_fast(new))) {
 		/*
 		 * Leaving straight calls (which read @data), or fast -> with a
 		 * va_list probe: the iterator for the new probes, then publish
 		 */
-		ret = marker_entry_switch(e, true, regs, NULL);
+		ret = marker_entry_calls_to_iterator(e, regs, removing);
 		if (ret)
 			return ret;
 	}
@@ -965,22 +993,44 @@ static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes 
 	if (old)
 		kfree_rcu(old, rcu);
 	/* -> 1 fast, 2 fast or all fast: published, @data, then the calls */
-	if (new && (direct != e->direct || regs != e->regs)) {
+	if (direct != e->direct || regs != e->regs) {
 		if (direct)
 			marker_entry_set_data(e, data);
 		marker_entry_switch(e, true, regs, direct);
 	}
-	/* N -> 0: unpublish, then disarm; armed without probes is harmless */
-	if (!new && e->armed) {
+	return 0;
+}
+
+/*
+ * Removes the last probe of @e. Calls that go straight to it read no probe
+ * array: they go back to the iterator, with the sites disarmed, before the
+ * probes are unpublished; other sites are disarmed after. Sites that cannot
+ * be disarmed stay armed without probes, which is harmless: the next switch
+ * goes on from there. Fails, changing nothing, only when somebody else's
+ * breakpoint is on a call that goes straight to the probe.
+ */
+static int marker_entry_clear_probes(struct marker_entry *e)
+{
+	struct marker_probes *old = e->probes;
+	int ret = 0;
+
+	lockdep_assert_held(&markers_mutex);
+	if (e->direct) {
 		ret = marker_entry_switch(e, false, false, NULL);
-		if (ret) {
-			if (e->direct && WARN_ON_ONCE(marker_entry_retreat_calls(e)))
-				pr_err("%s: calls to %ps cannot be undone\n", e->name, e->direct);
-			pr_warn("%s: cannot switch the sites off (%d): they stay on, without probes\n",
-				e->name, ret);
-			return ret;
+		if (ret && marker_entry_retreat_calls(e)) {
+			pr_err("%s: a call to %ps cannot be undone; the probe stays\n",
+			       e->name, e->direct);
+			return -EBUSY;
 		}
 	}
+	e->probes = NULL;
+	marker_entry_publish(e);
+	kfree_rcu(old, rcu);
+	if (!ret && e->armed)
+		ret = marker_entry_switch(e, false, false, NULL);
+	if (ret)
+		pr_warn("%s: cannot switch the sites off (%d): they stay on, without probes\n",
+			e->name, ret);
 	return 0;
 }
 
@@ -993,11 +1043,18 @@ static int marker_entry_remove_probe(struct marker_entry *e,
 	new = marker_probes_remove(e->probes, probe);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
-	/* The probe is gone whatever the switch of the sites gives. */
-	if (new != e->probes)
-		ret = marker_entry_set_probes(e, new);
+	/* A stub in place of the probe (no memory for a copy) is published already. */
+	if (!new)
+		ret = marker_entry_clear_probes(e);
+	else if (new != e->probes)
+		ret = marker_entry_set_probes(e, new, true);
+	if (ret) {
+		/* Still connected: somebody else's breakpoint on a call */
+		kvfree(new);
+		return ret;
+	}
 	marker_entry_put(e);
-	return ret;
+	return 0;
 }
 
 /* --- the API ------------------------------------------------------------- */
@@ -1043,7 +1100,7 @@ static int marker_probe_connect(const char *name, const char *format,
 		ret = PTR_ERR(new);
 		goto out_free_fmt;
 	}
-	ret = marker_entry_set_probes(e, new);
+	ret = marker_entry_set_probes(e, new, false);
 	if (ret) {
 		kvfree(new);
 		goto out_free_fmt;
@@ -1117,13 +1174,15 @@ EXPORT_SYMBOL_GPL(marker_probe_register);
  * @probe_private: the data it was registered with
  *
  * The probe may still be running on other CPUs when this returns: call
- * marker_synchronize_unregister() before freeing what it uses.
+ * marker_synchronize_unregister() before freeing what it uses. Removing a
+ * probe needs no memory: when none can be had, the sites stay on without
+ * probes until the next switch (a message says so).
  *
  * Context: process context, may sleep; takes cpus_read_lock().
- * Return: 0; -EINVAL for a NULL argument; -ENOENT if the probe is not
- * connected to @name; or, when it was the last probe, the error of
- * switching the sites off (-ENOMEM, ...): the probe is disconnected even
- * then, and the sites stay on without probes until the next switch.
+ * Return: 0 once the probe is disconnected; -EINVAL for a NULL argument;
+ * -ENOENT if the probe is not connected to @name; -EBUSY if somebody
+ * else's breakpoint (a debugger's) sits on a call that goes straight to
+ * the probe: it then stays connected, and nothing has changed.
  */
 int marker_probe_unregister(const char *name, marker_probe_func *probe,
 			    void *probe_private)
@@ -1187,8 +1246,8 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister_fast);
  * whatever the marker.
  *
  * Context: process context, may sleep; takes cpus_read_lock().
- * Return: 0; -EINVAL for a NULL @probe; -ENOENT if there is no such
- * connection; or an error switching the sites off, as for
+ * Return: 0 once the probe is disconnected; -EINVAL for a NULL @probe;
+ * -ENOENT if there is no such connection; -EBUSY as for
  * marker_probe_unregister().
  */
 int marker_probe_unregister_private_data(marker_probe_func *probe,

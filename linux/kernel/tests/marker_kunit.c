@@ -90,7 +90,7 @@ struct marker_test_probe {
 	const char *fmt;
 };
 
-static struct marker_test_probe marker_test_p1, marker_test_p2;
+static struct marker_test_probe marker_test_p1, marker_test_p2, marker_test_p3;
 
 /*
  * What a decoding probe read: the arguments of marker_test_args (the first
@@ -143,6 +143,7 @@ static int marker_test_init(struct kunit *test)
 {
 	memset(&marker_test_p1, 0, sizeof(marker_test_p1));
 	memset(&marker_test_p2, 0, sizeof(marker_test_p2));
+	memset(&marker_test_p3, 0, sizeof(marker_test_p3));
 	return 0;
 }
 
@@ -150,7 +151,7 @@ static int marker_test_init(struct kunit *test)
 static void marker_test_exit(struct kunit *test)
 {
 	static const char * const decoded[] = { "marker_test_args", "marker_test_max" };
-	void *data[] = { &marker_test_p1, &marker_test_p2, NULL };
+	void *data[] = { &marker_test_p1, &marker_test_p2, &marker_test_p3, NULL };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(data); i++) {
@@ -939,12 +940,6 @@ static void marker_module_init_text(struct kunit *test)
 	kunit_unload_module(test, "marker_kunit_mod");
 }
 
-/*
- * When the sites cannot be switched off, unregistering the last probe
- * returns the error: the probe is gone all the same (no call after
- * marker_synchronize_unregister()), and the sites stay on, byte for byte,
- * without probes, until a later switch turns them off.
- */
 #ifdef CONFIG_IMMEDIATE
 /* Every recorded call of @name, if it has any, goes to @fn. */
 static void marker_test_expect_calls(struct kunit *test, const char *name, void *fn)
@@ -1004,10 +999,11 @@ static int marker_test_disconnect(const char *name, bool fast, struct marker_tes
 }
 
 /*
- * Every allocation of switching the sites off fails in turn: the probe is
- * disconnected all the same and never called again, the sites stay on, and
- * the next switch goes on from there. A fast probe's calls went straight to
- * it: they go back to the iterator even then.
+ * Every allocation of switching the sites off fails in turn: unregistering
+ * the last probe returns 0, the probe is gone (no call after
+ * marker_synchronize_unregister()), the sites stay on, byte for byte,
+ * without probes, and the next switch goes on from there. A fast probe's
+ * calls went straight to it: they go back to the iterator even then.
  */
 static void marker_test_switch_off_fails(struct kunit *test, bool fast)
 {
@@ -1029,7 +1025,7 @@ static void marker_test_switch_off_fails(struct kunit *test, bool fast)
 		if (!kunit_nth_alloc_failed())
 			break;
 
-		KUNIT_EXPECT_EQ(test, ret, -ENOMEM);
+		KUNIT_EXPECT_EQ(test, ret, 0);
 		KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
 		marker_test_expect_calls(test, name, marker_probe_iterate);
 		marker_synchronize_unregister();
@@ -1062,6 +1058,81 @@ static void marker_switch_off_fails(struct kunit *test)
 static void marker_fast_switch_off_fails(struct kunit *test)
 {
 	marker_test_switch_off_fails(test, true);
+}
+
+/*
+ * A removal of each kind of transition of the calls: the probes that are
+ * connected ('f' fast, 'v' va_list, in order), and the one removed.
+ */
+struct marker_test_removal {
+	const char *desc;
+	const char *kinds;
+	unsigned int remove;
+};
+
+static const struct marker_test_removal marker_test_removals[] = {
+	{ "1 fast -> 0", "f", 0 },
+	{ "2 fast -> 1, the first goes", "ff", 0 },
+	{ "2 fast -> 1, the second goes", "ff", 1 },
+	{ "3 fast -> 2", "fff", 1 },
+	{ "fast + va_list -> fast", "fv", 1 },
+	{ "fast + va_list -> va_list", "fv", 0 },
+	{ "2 va_list -> 1", "vv", 1 },
+	{ "1 va_list -> 0", "v", 0 },
+};
+
+static void marker_test_removal_desc(const struct marker_test_removal *r, char *desc)
+{
+	strscpy(desc, r->desc, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(marker_test_removal, marker_test_removals, marker_test_removal_desc);
+
+/*
+ * Removing a probe cannot fail for want of memory, whatever its calls go
+ * to: with each allocation of the removal failing in turn, it returns 0,
+ * and after marker_synchronize_unregister() the site calls each probe
+ * left once per hit and the removed one never.
+ */
+static void marker_removal_nomem(struct kunit *test)
+{
+	const struct marker_test_removal *r = test->param_value;
+	struct marker_test_probe *p[] = { &marker_test_p1, &marker_test_p2, &marker_test_p3 };
+	unsigned int i, n = strlen(r->kinds), nth;
+	const char *name = "marker_test_basic";
+	bool fast[ARRAY_SIZE(p)], failed;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		fast[i] = r->kinds[i] == 'f';
+	for (nth = 1; ; nth++) {
+		for (i = 0; i < n; i++)
+			KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast[i], p[i]), 0);
+		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
+		kunit_fail_nth_alloc(nth);
+		ret = marker_test_disconnect(name, fast[r->remove], p[r->remove]);
+		kunit_deactivate_static_stub(test, marker_alloc);
+		failed = kunit_nth_alloc_failed();
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "allocation %u failing", nth);
+		KUNIT_EXPECT_EQ_MSG(test, marker_test_nr_probes(test, name), n - 1,
+				    "allocation %u failing", nth);
+		marker_synchronize_unregister();
+		for (i = 0; i < n; i++)
+			atomic_set(&p[i]->calls, 0);
+		marker_test_fire_basic(nth);
+		for (i = 0; i < n; i++)
+			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i]->calls), i != r->remove,
+					    "probe %u, allocation %u failing", i, nth);
+		for (i = 0; i < n; i++)
+			if (i != r->remove)
+				KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast[i], p[i]), 0);
+		if (!failed)
+			break;
+	}
+	KUNIT_EXPECT_GT_MSG(test, nth, 1, "the removal allocated nothing");
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
 }
 
 /* --- concurrency ---------------------------------------------------------- */
@@ -2589,6 +2660,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_register_errors),
 	KUNIT_CASE(marker_register_nomem),
 	KUNIT_CASE(marker_unregister_nomem),
+	KUNIT_CASE_PARAM(marker_removal_nomem, marker_test_removal_gen_params),
 	KUNIT_CASE(marker_module_sites),
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
