@@ -81,11 +81,23 @@ static void site_entry_swap(void *a, void *b, int size)
 	y->size = tmp.size;
 }
 
+/*
+ * Sorts the entries of @t in place, for owners that look sites up by key.
+ * site_tables_reserved() reads a module's entries without the lock, and a
+ * swap half done shows one site twice and another not at all: it reads
+ * them again if a sort ran meanwhile. Preemption is off so that such a
+ * reader, which has it off too, never spins on a writer that cannot run.
+ */
 static void site_table_setup(struct site_tables *st, struct site_table *t)
 {
-	if (st->sort)
-		sort(t->start, t->stop - t->start, sizeof(*t->start),
-		     site_entry_cmp, site_entry_swap);
+	if (!st->sort)
+		return;
+	preempt_disable();
+	write_seqcount_begin(&st->sorting);
+	sort(t->start, t->stop - t->start, sizeof(*t->start), site_entry_cmp,
+	     site_entry_swap);
+	write_seqcount_end(&st->sorting);
+	preempt_enable();
 }
 
 /* The first entry of @key in sorted table @t, or where it would be. */
@@ -333,8 +345,9 @@ static bool site_entries_overlap(const struct site_entry *start,
  * the bytes of a site are at this moment (a site being switched). Init
  * text that is gone is no object's text: it is not reserved.
  *
- * Context: any context where modules can be looked up (preemption off or
- * RCU); takes no lock.
+ * Context: process context, or any context where modules can be looked up
+ * (preemption off or RCU) but an interrupt: it may wait for a module's
+ * table being sorted on another CPU; takes no lock.
  * Return: true if the range overlaps a site.
  */
 bool site_tables_reserved(struct site_tables *st, void *start, void *end)
@@ -342,6 +355,7 @@ bool site_tables_reserved(struct site_tables *st, void *start, void *end)
 	struct site_entry *first, *stop;
 	struct module *mod;
 	bool ret = false;
+	unsigned int seq;
 
 	if (core_kernel_text((unsigned long)start))
 		return site_entries_overlap(st->core.start, st->core.stop, start, end);
@@ -350,7 +364,10 @@ bool site_tables_reserved(struct site_tables *st, void *start, void *end)
 	mod = __module_text_address((unsigned long)start);
 	if (mod) {
 		st->module_entries(mod, &first, &stop);
-		ret = site_entries_overlap(first, stop, start, end);
+		do {
+			seq = read_seqcount_begin(&st->sorting);
+			ret = site_entries_overlap(first, stop, start, end);
+		} while (read_seqcount_retry(&st->sorting, seq));
 	}
 	preempt_enable();
 	return ret;

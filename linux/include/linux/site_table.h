@@ -21,6 +21,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 
 struct module;
@@ -109,6 +110,7 @@ struct site_table {
 struct site_tables {
 	struct mutex *lock;	/* the owner's, see above */
 	bool sort;
+	seqcount_t sorting;	/* a table is being sorted in place */
 	void (*module_entries)(struct module *mod, struct site_entry **start,
 			       struct site_entry **stop);
 	void *(*alloc)(size_t size);
@@ -120,6 +122,7 @@ struct site_tables {
 	{								\
 		.lock = _lock,						\
 		.sort = _sort,						\
+		.sorting = SEQCNT_ZERO(name.sorting),			\
 		.module_entries = _module_entries,			\
 		.alloc = _alloc,					\
 		.modules = LIST_HEAD_INIT(name.modules),		\
