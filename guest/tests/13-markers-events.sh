@@ -134,8 +134,15 @@ expect "an unreadable string reads (fault)" grep -q "mev_str: text (fault)$" "$T
 long=$(head -c 255 /dev/zero | tr '\0' x)
 expect "a long string is cut to 255 characters" grep -q "mev_str: text $long$" "$T/trace"
 expect "events: mev_str counts 1 record cut" sh -c "grep -Eq '^mev_str +[0-9]+ +1 ' $M/events"
+expect_eq "a string of 255 characters: 1 record" 1 "$(count mev_str 'strlen 255')"
+expect "it is recorded whole" grep -q "mev_str: text $long$" "$T/trace"
+expect "and not counted as cut" sh -c "grep -Eq '^mev_str +[0-9]+ +1 ' $M/events"
+expect_eq "a string of 256 characters: 1 record" 1 "$(count mev_str 'strlen 256')"
+expect "it is cut to 255" grep -q "mev_str: text $long$" "$T/trace"
+expect "and counted as cut" sh -c "grep -Eq '^mev_str +[0-9]+ +2 ' $M/events"
 expect_write "filter on the mark of cut strings: __cut == 1" "$E/mev_str/filter" "__cut == 1" ok
 expect_eq "filtered: the long string only" 1 "$(count mev_str str)"
+expect_eq "filtered: not a string of 255 characters" 0 "$(count mev_str 'strlen 255')"
 echo 0 > "$E/mev_str/filter"
 
 # Formats without arguments, without words, and refused.

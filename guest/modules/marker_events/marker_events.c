@@ -8,6 +8,7 @@
  *		key i % 4, val -i, big i << 33, name "even"/"odd", tag 'a' + i % 3
  *   str	one hit of mev_str for each of: "short", NULL, an unmapped
  *		pointer, and a string of MEV_LONG characters
+ *   strlen N	one hit of mev_str with a string of N characters (N <= MEV_LONG)
  *   noargs N	N hits of mev_noargs
  *   anon	one hit of mev_anon (fields without words: arg0, arg1)
  *   refused	one hit of mev_refused, whose format has no event
@@ -74,6 +75,9 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 		mev_fire_str(NULL);
 		mev_fire_str((const char *)ERR_PTR(-EFAULT));
 		mev_fire_str(mev_long);
+	} else if (!strncmp(arg, "strlen ", 7) && !kstrtouint(arg + 7, 0, &n) &&
+		   n <= MEV_LONG) {
+		mev_fire_str(mev_long + MEV_LONG - n);
 	} else if (!strncmp(arg, "noargs ", 7) && !kstrtouint(arg + 7, 0, &n)) {
 		for (i = 0; i < n; i++)
 			mev_fire_noargs();

@@ -132,7 +132,8 @@ static const struct {
 /*
  * The size a string takes in a record, its NUL included, and in *@s what to
  * copy: "(null)" for NULL, "(fault)" if it cannot be read. Reads at most
- * MARKER_EVENT_STR_MAX bytes, never across a page it has not checked.
+ * MARKER_EVENT_STR_MAX bytes, never across a page it has not checked: a
+ * string whose NUL is not among them is cut (*@cut) to one byte less.
  */
 static unsigned int marker_event_strsize(const char **s, bool *cut)
 {
@@ -143,10 +144,10 @@ static unsigned int marker_event_strsize(const char **s, bool *cut)
 		*s = marker_event_null;
 		return sizeof(marker_event_null);
 	}
-	while (len < MARKER_EVENT_STR_MAX - 1) {
+	while (len < MARKER_EVENT_STR_MAX) {
 		unsigned long addr = (unsigned long)*s + len;
 		unsigned int n = min3(sizeof(chunk), PAGE_SIZE - offset_in_page(addr),
-				      (unsigned long)MARKER_EVENT_STR_MAX - 1 - len);
+				      (unsigned long)MARKER_EVENT_STR_MAX - len);
 		const char *nul;
 
 		if (copy_from_kernel_nofault(chunk, (const void *)addr, n)) {
