@@ -13,6 +13,18 @@
  * comes with its marker's first sites (at boot, or with a module) and goes
  * when its marker has no sites left and nothing uses the event.
  *
+ * What refers to an event keeps it: it is a dynamic event
+ * (TRACE_EVENT_FL_DYNAMIC), whose references eprobes, enable_event
+ * triggers and perf take, and it is not removed while it has one, nor
+ * while it is enabled in an instance or open in perf. A module whose
+ * marker's event is held in this way may still go: the event stays,
+ * without sites, until the last reference goes (it is then removed at the
+ * next module load or unload, probe removal, or read of markers/events),
+ * and takes the sites of the marker again if they come back meanwhile.
+ * When an event goes, the buffers of the instances it was enabled in are
+ * reset, as for module and dynamic events: no record of it is left to be
+ * read with the layout of an event that takes its type id.
+ *
  * /sys/kernel/tracing/markers/:
  *
  *   list	every marker: name, state, probes, sites, module and format
@@ -350,7 +362,8 @@ static int marker_event_reg(struct trace_event_call *call, enum trace_reg type,
 		return marker_probe_register_fast(ev->name, ev->format,
 						  marker_event_probe, data);
 	case TRACE_REG_UNREGISTER:
-		marker_probe_unregister_fast(ev->name, marker_event_probe, data);
+		/* Cannot fail but for a debugger's breakpoint on a call. */
+		WARN_ON_ONCE(marker_probe_unregister_fast(ev->name, marker_event_probe, data));
 		/* The event may have lost its marker's sites meanwhile. */
 		schedule_work(&trace_markers_sync_work);
 		return 0;
@@ -359,7 +372,7 @@ static int marker_event_reg(struct trace_event_call *call, enum trace_reg type,
 		return marker_probe_register_fast(ev->name, ev->format,
 						  marker_event_perf_probe, ev);
 	case TRACE_REG_PERF_UNREGISTER:
-		marker_probe_unregister_fast(ev->name, marker_event_perf_probe, ev);
+		WARN_ON_ONCE(marker_probe_unregister_fast(ev->name, marker_event_perf_probe, ev));
 		schedule_work(&trace_markers_sync_work);
 		return 0;
 	case TRACE_REG_PERF_OPEN:
@@ -627,6 +640,8 @@ static struct marker_event *marker_event_create(const char *name, const char *fo
 	} else {
 		ev->call.name = ev->name;
 	}
+	/* References (trace_event_try_get_ref()) count, and keep it. */
+	ev->call.flags |= TRACE_EVENT_FL_DYNAMIC;
 	ret = -ENODEV;
 	if (!register_trace_event(&ev->call.event))
 		goto out_free;
@@ -711,9 +726,11 @@ static struct trace_marker_seen *trace_marker_refused(const char *name)
 
 /*
  * Makes the events follow the markers: an event for every marker that has
- * sites, none for a marker without, unless the event is in use (then it
- * goes once it is not: its unregistration runs this again). The markers
- * are collected first, as events cannot be added under markers_mutex:
+ * sites, none for a marker without, unless the event is in use or held by
+ * a reference (then it goes once it is not: its unregistration runs this
+ * again, as do module loads and unloads and reads of markers/events). An
+ * event that goes resets the buffers it was enabled in. The markers are
+ * collected first, as events cannot be added under markers_mutex:
  * event_mutex comes first (see marker_event_reg()).
  */
 static void trace_markers_sync(void)
@@ -758,10 +775,14 @@ static void trace_markers_sync(void)
 			pr_warn("no event for marker %s (%ld)\n", m->name, PTR_ERR(ev));
 		}
 	}
-	/* An event in use (-EBUSY) stays. */
+	/* An event held by a reference, or in use (-EBUSY), stays. */
 	list_for_each_entry_safe(ev, tmp, &trace_marker_events, list)
-		if (!ev->seen && !trace_remove_event_call(&ev->call))
+		if (!ev->seen && !trace_event_dyn_busy(&ev->call) &&
+		    !trace_remove_event_call(&ev->call))
 			list_move(&ev->list, &removed);
+	/* No record of a removed event may be read as one that takes its id. */
+	if (!list_empty(&removed))
+		tracing_reset_all_online_cpus();
 	mutex_unlock(&event_mutex);
 
 	list_for_each_entry_safe(m, next, &trace_markers_refused, list)
@@ -857,6 +878,8 @@ static int trace_markers_events_show(struct seq_file *m, void *v)
 	struct marker_event *ev;
 	unsigned int i;
 
+	/* Drops the events that nothing holds any more, first. */
+	trace_markers_sync();
 	seq_printf(m, "%-32s %6s %8s %6s %s\n", "# name", "id", "cut", "bytes", "fields");
 	guard(mutex)(&trace_markers_mutex);
 	list_for_each_entry(ev, &trace_marker_events, list) {
