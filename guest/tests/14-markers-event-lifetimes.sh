@@ -76,28 +76,38 @@ expect "rmmod marker-example" rmmod marker_example
 
 # 3. Removing an instance's probe cannot fail: with the event on in the
 # top instance and in another (two fast probes), the other's is removed
-# while each of its allocations fails in turn, then the instance itself;
-# the marker keeps calling the top instance's probe only.
+# while each of its allocations fails in turn; the marker then calls the
+# top instance's probe only, and still does once the instance is gone.
 if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 	modprobe marker_events
 	I=$T/instances/mev_nomem
 	echo 1 > "$E/mev_hit/enable"
+	mkdir "$I"
 	n=1
 	bad=""
 	finished=0
 	while [ $n -le 200 ]; do
-		mkdir "$I"
 		echo 1 > "$I/events/markers/mev_hit/enable"
 		out=$(sh -c "echo $n > /proc/self/fail-nth
 			echo 0 > $I/events/markers/mev_hit/enable || echo failed
 			read left < /proc/self/fail-nth || left=unread
 			echo left=\$left" 2>&1)
 		left=${out##*left=}
-		rmdir "$I" || bad="${bad}n=$n: rmdir failed\n"
+		case "$out" in
+		*failed*)
+			# The write failed before the removal: nothing changed.
+			[ "$(cat "$I/events/markers/mev_hit/enable")" = 1 ] ||
+				bad="${bad}n=$n: the write failed, yet the event is off\n"
+			echo 0 > "$I/events/markers/mev_hit/enable"
+			;;
+		esac
 		echo > "$T/trace"
+		echo > "$I/trace"
 		fire "hit 2"
 		c=$(records ' mev_hit: ' "$T/trace")
 		[ "$c" = 2 ] || bad="${bad}n=$n: $c records in the top instance, not 2\n"
+		c=$(records ' mev_hit: ' "$I/trace")
+		[ "$c" = 0 ] || bad="${bad}n=$n: $c records in the instance, not 0\n"
 		grep -Eq '^mev_hit +on +1 ' "$M/list" ||
 			bad="${bad}n=$n: $(grep '^mev_hit ' "$M/list")\n"
 		if [ "$left" != 0 ]; then
@@ -107,10 +117,13 @@ if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 		n=$((n + 1))
 	done
 	echo "the removal met $((n - 1)) allocations"
-	expect_eq "a removal whose allocations fail in turn: one probe left, 2 records each time" \
+	expect_eq "a removal whose allocations fail in turn: one probe left, records in the top instance only" \
 		"" "$(printf '%b' "$bad")"
 	expect "past the removal's last allocation" [ "$finished" = 1 ]
 	expect "the removal allocates" [ "$n" -gt 1 ]
+	expect "the instance goes" rmdir "$I"
+	expect_eq "after it, 2 hits give 2 records in the top instance" 2 \
+		"$(echo > "$T/trace"; fire 'hit 2'; records ' mev_hit: ' "$T/trace")"
 	echo 0 > "$E/mev_hit/enable"
 	expect "no probe left on mev_hit" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
 	expect "rmmod marker_events" rmmod marker_events

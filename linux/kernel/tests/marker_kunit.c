@@ -1124,9 +1124,11 @@ static void marker_removal_nomem(struct kunit *test)
 		for (i = 0; i < n; i++)
 			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i]->calls), i != r->remove,
 					    "probe %u, allocation %u failing", i, nth);
-		for (i = 0; i < n; i++)
-			if (i != r->remove)
-				KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast[i], p[i]), 0);
+		for (i = 0; i < n; i++) {
+			if (i == r->remove)
+				continue;
+			KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast[i], p[i]), 0);
+		}
 		if (!failed)
 			break;
 	}
