@@ -944,9 +944,11 @@ static void marker_module_init_text(struct kunit *test)
 /* Every recorded call of @name, if it has any, goes to @fn. */
 static void marker_test_expect_calls(struct kunit *test, const char *name, void *fn)
 {
-	void *dest = callthunks_translate_call_dest(fn);
-	void *calls[4];
+	void *calls[4], *dest;
 	int i, n;
+
+	scoped_guard(mutex, &text_mutex)
+		dest = callthunks_translate_call_dest(fn);
 
 	n = marker_get_calls(name, calls, ARRAY_SIZE(calls));
 	for (i = 0; i < min_t(int, n, ARRAY_SIZE(calls)); i++) {

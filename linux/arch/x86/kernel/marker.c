@@ -10,6 +10,7 @@
 
 #include <linux/immediate.h>
 #include <linux/marker.h>
+#include <linux/memory.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
@@ -90,7 +91,11 @@ static int marker_slot_poke(const struct marker_site_change *change,
 	return 0;
 }
 
-/* "call @target" at @insn, as the kernel runs it (call depth tracking). */
+/*
+ * "call @target" at @insn, as the kernel runs it: with call depth tracking,
+ * through the accounting thunk of @target, which the translation may write.
+ * Called under text_mutex, as static calls translate theirs.
+ */
 static void marker_call_bytes(const u8 *insn, void *target, u8 *bytes)
 {
 	void *dest = callthunks_translate_call_dest(target);
@@ -133,7 +138,8 @@ static bool marker_call_poke(const struct marker_call_change *change,
  * @from is left alone. Nothing is allocated for a switch of at most
  * MARKER_STACK_POKES slots and calls without @updates.
  *
- * Context: process context; the caller holds cpus_read_lock().
+ * Context: process context; the caller holds cpus_read_lock(). Takes
+ * text_mutex.
  * Return: 0; -EINVAL for a site that does not look like one; -ENOMEM; or
  * the error of imv_update_batch_pokes() or poke_sites_apply(). On error
  * nothing has changed.
@@ -158,8 +164,11 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		if (memcmp(pokes[n].old, pokes[n].new, MARKER_SLOT_LEN))
 			n++;
 	}
+	/* The thunks of call depth tracking are written under text_mutex. */
+	mutex_lock(&text_mutex);
 	for (i = 0; i < nr_calls; i++)
 		n += marker_call_poke(&calls[i], &pokes[n]);
+	mutex_unlock(&text_mutex);
 	if (nr)
 		ret = imv_update_batch_pokes(updates, nr, pokes, n);
 	else if (n)
