@@ -1043,7 +1043,10 @@ static int marker_entry_remove_probe(struct marker_entry *e,
 	new = marker_probes_remove(e->probes, probe);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
-	/* A stub in place of the probe (no memory for a copy) is published already. */
+	/*
+	 * NULL: @probe was the last one. The array of @e itself: no memory for
+	 * a copy, a stub took the place of @probe there, published already.
+	 */
 	if (!new)
 		ret = marker_entry_clear_probes(e);
 	else if (new != e->probes)
