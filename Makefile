@@ -9,6 +9,7 @@
 #   make series-check  build the kernel after every patch (bisectability)
 #   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
+#   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
@@ -20,10 +21,10 @@ CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
 MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline)
 
-.PHONY: test test-full run series series-check bench mutate build clean help
+.PHONY: test test-full run series series-check bench mutate ftracetest build clean help
 
 help:
-	@sed -n '3,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -36,6 +37,9 @@ series:
 
 series-check:
 	$(WORKBENCH) series-check
+
+ftracetest:
+	$(WORKBENCH) ftracetest
 
 bench:
 	$(WORKBENCH) bench

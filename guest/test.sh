@@ -5,8 +5,9 @@
 # end-to-end tests under /guest/tests; a kmemleak scan ends every boot.
 
 results_open
-# wb.phases=: which of boot-kunit, after-boot-kunit and e2e this boot runs
-# (the workbench may split them over several boots); all by default.
+# wb.phases=: which of boot-kunit, after-boot-kunit, e2e and ftracetest this
+# boot runs (the workbench splits them over several boots); all but
+# ftracetest by default.
 phases=",$(cmdline_value wb.phases),"
 [ "$phases" = ",," ] && phases=",boot-kunit,after-boot-kunit,e2e,"
 phase() { case "$phases" in *",$1,"*) return 0 ;; esac; return 1; }
@@ -65,6 +66,12 @@ if phase e2e; then
 		(. "$t")
 		emit "@@ script-end $name $?"
 	done
+fi
+
+if phase ftracetest; then
+	section ftracetest
+	. /guest/ftracetest.sh
+	ftracetest_run
 fi
 
 # kmemleak at the end of the boot, after whatever phases it ran: the

@@ -121,7 +121,8 @@ def write_host_ktap(path: Path, suites) -> Path:
 
 def guest_documents(sections, outdir: Path) -> List[Path]:
 	"""Writes the guest's sections as KTAP files: the KUnit runs, the
-	end-to-end tests, and the end-of-boot kmemleak scans if any."""
+	end-to-end tests, and, if any, the end-of-boot kmemleak scans and
+	upstream's ftrace selftests."""
 	docs = []
 	for section in expect.KUNIT_PHASES:
 		suites = [(name, results.kunit_suite_lines(lines))
@@ -130,7 +131,7 @@ def guest_documents(sections, outdir: Path) -> List[Path]:
 		path.write_text(results.ktap_document(suites))
 		docs.append(path)
 	for section in expect.SCRIPT_SECTIONS:
-		if section == 'kmemleak' and section not in sections:
+		if section != 'e2e' and section not in sections:
 			continue
 		suites = [(name, results.e2e_suite_lines(lines))
 			  for name, lines in sections.get(section, [])]
@@ -152,6 +153,8 @@ def boot_checks(what: str, config: settings.KernelConfig, phases: Tuple[str, ...
 		cases += expect.fresh_cases(what, config, text, sections)
 	if 'e2e' in phases:
 		cases += expect.script_cases(what, config, text)
+	if settings.FTRACETEST_PHASE in phases:
+		cases += expect.ftracetest_cases(what, sections)
 	if kmemleak:
 		cases += expect.kmemleak_cases(what, phases, sections)
 	return cases
@@ -166,8 +169,11 @@ class GuestRun:
 
 
 def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
-	       phases: Tuple[str, ...], index: int) -> GuestRun:
-	"""Boots @build to run the guest @phases (see guest/test.sh)."""
+	       phases: Tuple[str, ...], index: int, extra: Tuple[str, ...] = (),
+	       timeout: Optional[int] = None) -> GuestRun:
+	"""Boots @build to run the guest @phases (see guest/test.sh), with
+	@extra on its command line, for at most @timeout seconds (default:
+	its config's boot_timeout)."""
 	config = build.config
 	suffix = f'-{index + 1}' if index else ''
 	console = outdir / f'console{suffix}.log'
@@ -175,8 +181,9 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	what = f'{config.name}: guest {index + 1} ({", ".join(phases)})'
 	log(f'{what}: booting (console: {console})')
 	guest = qemu.boot(p.qemu, build.image, initrd,
-			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline),
-			  config.smp, config.boot_timeout, console, channel, arch=config.arch)
+			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline, *extra),
+			  config.smp, timeout or config.boot_timeout, console, channel,
+			  arch=config.arch)
 	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
 	text = guest.channel()
@@ -364,6 +371,33 @@ def cmd_run(args) -> Status:
 	return Status.SUCCESS if ok else Status.FAILURE
 
 
+def cmd_ftracetest(args) -> Status:
+	"""Upstream's ftrace selftests, every case, in one boot of the kernel
+	whose make test runs some of them (settings.FTRACETEST_CASES)."""
+	start = time.monotonic()
+	p = prepare(install=not args.no_install)
+	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
+	config = settings.MATRIX[settings.FTRACETEST_CONFIG]
+	build = kbuild.build(p.tree, config)
+	link_build(build)
+	outdir = settings.OUT / 'ftracetest'
+	shutil.rmtree(outdir, ignore_errors=True)
+	outdir.mkdir(parents=True)
+	guest = boot_guest(p, build, initramfs.make(build), outdir, (settings.FTRACETEST_PHASE,),
+			   0, ('wb.ftracetest=all',), settings.FTRACETEST_ALL_TIMEOUT)
+	counts, cases = guest_cases(kunit_py, config, outdir, [guest])
+	counts.add(results.parse(kunit_py, write_host_ktap(
+		outdir / 'host.ktap', [(f'{config.name}_ftracetest_checks', cases)])))
+	for line in counts.skips + [f'FAILED: {f}' for f in counts.failures]:
+		print(line, flush=True)
+	for case in cases:
+		if not case.ok:
+			print(f'WHY: {case.name}\n    ' + '\n    '.join(case.diagnostic.splitlines()[:6]))
+	print(f'make ftracetest took {time.monotonic() - start:.0f} s; {counts.skipped} skipped; '
+	      f'logs in {outdir}\n{counts.passed} passed, {counts.failed} failed', flush=True)
+	return Status.SUCCESS if counts.failed == 0 and counts.passed > 0 else Status.FAILURE
+
+
 def cmd_series_check(args) -> Status:
 	"""Builds the kernel after each patch of the series, in order."""
 	p = prepare(install=not args.no_install)
@@ -437,6 +471,7 @@ def main(argv: Sequence[str]) -> int:
 	sub.add_parser('series', help='write out/series and checkpatch it')
 	sub.add_parser('run', help='boot the patched kernel and show markers at work')
 	sub.add_parser('series-check', help='build the kernel after every patch')
+	sub.add_parser('ftracetest', help="run every case of upstream's ftrace selftests")
 	mutate.add_arguments(sub.add_parser(
 		'mutate', help='apply each mutation of tests/mutations, check that the tests kill it'))
 	p = sub.add_parser('bench', help='run the benchmark in a production kernel')
@@ -447,7 +482,8 @@ def main(argv: Sequence[str]) -> int:
 	args = parser.parse_args(argv)
 	settings.TCG_THREADS = args.tcg
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
-		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate}
+		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate,
+		    'ftracetest': cmd_ftracetest}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

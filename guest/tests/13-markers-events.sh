@@ -3,9 +3,9 @@
 # Markers as trace events, used as a tracer user would: events/markers/<name>
 # with typed fields from the format, the trace, filters, hist triggers,
 # strings cut or unreadable, events coming and going with their module,
-# then Debian's perf and trace-cmd and a BPF program (guest/progs/marker-bpf.c)
-# on the same event, in the guests that have them (x86; has_tool in
-# lib.sh). The sites are those of guest/modules/marker_events: "hit N"
+# then Debian's perf, trace-cmd and bpftrace and a BPF program
+# (guest/progs/marker-bpf.c) on the same event, in the guests that have them
+# (x86; has_tool in lib.sh). The sites are those of guest/modules/marker_events: "hit N"
 # fires mev_hit for i = 0 .. N-1 with key i % 4, val -i, big i << 33, name
 # "even"/"odd" and tag 'a' + i % 3. Every case checks exact counts or
 # values.
@@ -204,7 +204,40 @@ if has_tool marker-bpf; then
 else
 	skip_without marker-bpf "BPF: hits per key"
 fi
-expect "no probe left on mev_hit after perf and BPF" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+
+# bpftrace, as Debian ships it (0.17): it lists the events and their typed
+# fields from tracefs, and without kernel BTF compiles its programs against
+# the kernel's headers in /lib/modules/RELEASE/build (tools/wb/initramfs.py).
+# -c runs the hits once the probes are attached and ends the run; the maps
+# print at its end. hit 10: big is i << 33, summed per name; val is -i,
+# below -5 for i = 6 .. 9.
+if has_tool bpftrace; then
+	printf 'echo hit 10 > %s\n' "$P" > /tmp/hit10.sh
+	expect_eq "bpftrace -l lists the marker events of the module" \
+		"$(ls "$E" | sed -n 's/^mev_/tracepoint:markers:mev_/p' | tr '\n' ,)" \
+		"$(bpftrace -l 'tracepoint:markers:mev_*' 2>&1 | tr '\n' ,)"
+	expect_eq "bpftrace -lv shows the typed fields of mev_hit" \
+		"unsigned int key,int val,s64 big,__data_loc char[] name,char tag,unsigned char __cut," \
+		"$(bpftrace -lv tracepoint:markers:mev_hit 2>&1 | sed -n 's/^ \{4\}//p' | tr '\n' ,)"
+	bpftrace -e 'tracepoint:markers:mev_hit { @big[str(args->name)] = sum(args->big); }' \
+		-c '/bin/sh /tmp/hit10.sh' > /tmp/bpftrace.out 2>&1
+	expect_eq "bpftrace: big summed per name string over 10 hits" \
+		"@big[even]: 171798691840,@big[odd]: 214748364800," \
+		"$(grep '^@' /tmp/bpftrace.out | tr '\n' ,)"
+	[ -n "$(grep '^@' /tmp/bpftrace.out)" ] || diag "bpftrace: $(head -n 20 /tmp/bpftrace.out)"
+	bpftrace -e 'tracepoint:markers:mev_hit /args->val < -5/ { @below = count(); }' \
+		-c '/bin/sh /tmp/hit10.sh' > /tmp/bpftrace.out 2>&1
+	expect_eq "bpftrace: a predicate on a signed int field lets 4 of 10 hits through" \
+		"@below: 4" "$(grep '^@' /tmp/bpftrace.out)"
+	[ -n "$(grep '^@' /tmp/bpftrace.out)" ] || diag "bpftrace: $(head -n 20 /tmp/bpftrace.out)"
+else
+	skip_without bpftrace "bpftrace -l lists the marker events of the module" \
+		"bpftrace -lv shows the typed fields of mev_hit" \
+		"bpftrace: big summed per name string over 10 hits" \
+		"bpftrace: a predicate on a signed int field lets 4 of 10 hits through"
+fi
+expect "no probe left on mev_hit after perf, BPF and bpftrace" \
+	sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
 
 # The examples of Documentation/markers.txt, on samples/markers.
 expect "modprobe marker-example" modprobe marker-example

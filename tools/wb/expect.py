@@ -16,7 +16,7 @@ Sections = Dict[str, List[Tuple[str, List[str]]]]
 Run = Tuple[bool, bool, Optional[int], List[str]]
 
 KUNIT_PHASES = ('boot-kunit', 'after-boot-kunit')
-SCRIPT_SECTIONS = ('e2e', 'kmemleak')
+SCRIPT_SECTIONS = ('e2e', 'kmemleak', settings.FTRACETEST_PHASE)
 
 
 def _reasons(skipped: List[Leaf]) -> str:
@@ -232,6 +232,46 @@ def kmemleak_cases(what: str, phases: Sequence[str], sections: Sections) -> List
 		     '\n'.join(problems))]
 
 
+def ftracetest_cases(what: str, sections: Sections) -> List[Case]:
+	"""Upstream's ftrace selftests ran to their end (as many results as
+	their plan, exit status sent), and skipped exactly the cases of
+	settings.FTRACETEST_SKIPS: a case that skips for another reason
+	hides what it would test, one of the list that runs has its reason
+	gone (take it off the list). Their failures count as failed cases."""
+	suites = dict(sections.get(settings.FTRACETEST_PHASE, []))
+	lines = suites.get('ftracetest')
+	if lines is None:
+		return [Case(f'{what}: ftracetest ran', False,
+			     'no suite ftracetest in section ftracetest: see the console')]
+	plan = [line.split('..')[1] for line in lines if line.startswith('# ftracetest: 1..')]
+	status = [line.split()[-1] for line in lines
+		  if line.startswith('# ftracetest: ftracetest exit status ')]
+	cases = results.leaves(results.e2e_suite_lines(lines))
+	problems = []
+	if len(plan) != 1 or not plan[0].isdigit():
+		problems.append(f'{len(plan)} plan lines, not one: ftracetest did not start')
+	elif int(plan[0]) != len(cases):
+		problems.append(f'{len(cases)} results for a plan of {plan[0]}: it stopped '
+				'half-way (see the console)')
+	if len(status) != 1:
+		problems.append('no exit status: it never returned (see the console)')
+	ran = [Case(f'{what}: ftracetest ran to its end', not problems, '\n'.join(problems))]
+	skipped = {c.name for c in cases if c.skip is not None}
+	declared = set(settings.FTRACETEST_SKIPS)
+	unexpected = sorted(skipped - declared)
+	# make test runs some of the cases (settings.FTRACETEST_CASES)
+	stale = sorted((declared & {c.name for c in cases}) - skipped)
+	why = []
+	if unexpected:
+		why.append('skipped, without a reason in settings.FTRACETEST_SKIPS: '
+			   + '; '.join(unexpected))
+	if stale:
+		why.append('in settings.FTRACETEST_SKIPS, yet not skipped (take them off): '
+			   + '; '.join(stale))
+	return ran + [Case(f'{what}: ftracetest skipped the cases README names, and only '
+			   'those', not why, '\n'.join(why))]
+
+
 def phase_cases(config: settings.KernelConfig) -> List[Case]:
 	"""Every phase of guest/test.sh runs in some boot of the config."""
 	ran = {phase for phases in config.guests for phase in phases}
@@ -254,8 +294,10 @@ def skipped(config: settings.KernelConfig, sections: Sections) -> List[str]:
 		for suite, body in bodies:
 			for leaf in results.leaves(body):
 				if leaf.skip is not None:
+					reason = (leaf.skip or settings.FTRACETEST_SKIPS.get(leaf.name)
+						  or 'no reason given')
 					out.append(f'SKIPPED: {config.name} / {phase} / {suite} / '
-						   f'{leaf.name}: {leaf.skip or "no reason given"}')
+						   f'{leaf.name}: {reason}')
 	return out
 
 

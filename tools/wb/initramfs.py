@@ -45,6 +45,10 @@ def _install_program(root: Path, program: Path, name: str) -> None:
 	the paths they have here (their symbolic links resolved)."""
 	dest = root / 'usr/bin' / name
 	dest.parent.mkdir(parents=True, exist_ok=True)
+	# A busybox applet of the same name is a link to /bin/busybox, which
+	# copying through it would overwrite (the host's: the link is absolute).
+	if dest.is_symlink():
+		dest.unlink()
 	shutil.copy2(program, dest)
 	for lib in _shared_libraries(program):
 		target = root / lib.relative_to('/')
@@ -64,9 +68,55 @@ def _build_progs(build: Build) -> Iterable[Path]:
 		yield binary
 
 
+def kernel_headers(build: Build) -> List[Path]:
+	"""The kernel headers that settings.HEADERS_CLANG reads for each of
+	settings.HEADERS_ROOTS, with the flags bpftrace 0.17 compiles with
+	(its get_kernel_cflags(): the include paths of the kernel's
+	LINUXINCLUDE and USERINCLUDE, kconfig.h, __KERNEL__), as paths in
+	the source tree or in the build directory."""
+	src, obj = build.tree.src, build.dir
+	# SRCARCH of the kernel's Makefile.
+	arch = 'arch/' + {'x86_64': 'x86'}.get(build.config.arch.make_arch,
+					       build.config.arch.make_arch)
+	includes = [src / arch / 'include', obj / arch / 'include/generated',
+		    src / 'include', obj / 'include', src / arch / 'include/uapi',
+		    obj / arch / 'include/generated/uapi', src / 'include/uapi',
+		    obj / 'include/generated/uapi']
+	source = ''.join(f'#include <{h}>\n' for h in settings.HEADERS_ROOTS)
+	deps = subprocess.run([settings.HEADERS_CLANG, '-M', '-nostdinc', '-D__KERNEL__',
+			       *(f'-I{d}' for d in includes),
+			       '-include', str(src / 'include/linux/kconfig.h'), '-x', 'c', '-'],
+			      input=source, capture_output=True, text=True, check=False)
+	if deps.returncode:
+		raise WorkbenchError(f'{settings.HEADERS_CLANG} could not list the headers of '
+				     f'{", ".join(settings.HEADERS_ROOTS)}:\n{deps.stderr}')
+	words = deps.stdout.replace('\\\n', ' ').split()[1:]
+	return sorted({Path(w).resolve() for w in words if w != '-'})
+
+
+def _install_headers(root: Path, build: Build) -> None:
+	"""Installs kernel_headers() where bpftrace looks for the kernel's
+	headers when it has no BTF: /lib/modules/RELEASE/build, which it
+	takes for the source tree and the build directory at once."""
+	dest = root / 'lib/modules' / build.release() / 'build'
+	# modules_install links it to the build directory of the host.
+	if dest.is_symlink():
+		dest.unlink()
+	for header in kernel_headers(build):
+		for top in (build.dir, build.tree.src):
+			if header.is_relative_to(top.resolve()):
+				target = dest / header.relative_to(top.resolve())
+				break
+		else:
+			raise WorkbenchError(f'{header}: a header outside the kernel tree')
+		target.parent.mkdir(parents=True, exist_ok=True)
+		shutil.copy2(header, target)
+
+
 def _install_tools(root: Path, build: Build) -> List[str]:
 	"""Installs the tracer tools, those of the host and those of
-	guest/progs/; returns their names."""
+	guest/progs/, bpftrace where the kernel runs BPF on trace events, and
+	what ftracetest needs where a boot runs it; returns their names."""
 	tools = []
 	for program in map(Path, settings.GUEST_PROGRAMS):
 		_install_program(root, program, program.name)
@@ -74,7 +124,19 @@ def _install_tools(root: Path, build: Build) -> List[str]:
 	for binary in _build_progs(build):
 		_install_program(root, binary, binary.name)
 		tools.append(binary.name)
+	if kbuild.enabled(build, 'CONFIG_BPF_EVENTS'):
+		bpftrace = Path(settings.GUEST_BPFTRACE)
+		_install_program(root, bpftrace, bpftrace.name)
+		_install_headers(root, build)
+		tools.append(bpftrace.name)
+	if _runs_ftracetest(build):
+		for program in map(Path, settings.FTRACETEST_PROGRAMS):
+			_install_program(root, program, program.name)
 	return tools
+
+
+def _runs_ftracetest(build: Build) -> bool:
+	return any(settings.FTRACETEST_PHASE in phases for phases in build.config.guests)
 
 
 def make(build: Build) -> Path:
@@ -101,6 +163,10 @@ def make(build: Build) -> Path:
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
 	tools = _install_tools(root, build) if arch.guest_tools else []
+	if _runs_ftracetest(build):
+		shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, root / 'opt/ftracetest')
+		(root / 'opt/ftracetest/make-test-cases').write_text(
+			''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
 	# What the guest scripts ask of the kernel and of the tools (lib.sh).
 	(root / 'etc/wb').mkdir()
 	(root / 'etc/wb/tools').write_text(''.join(f'{tool}\n' for tool in tools))

@@ -37,6 +37,10 @@ APT_PACKAGES = (
 	# perf and trace-cmd as Debian ships them, and guest/progs/marker-bpf.c,
 	# built against Debian's libbpf.
 	'linux-perf', 'trace-cmd', 'libbpf-dev',
+	# bpftrace as Debian ships it, and the clang whose libclang it
+	# carries: it lists the kernel headers bpftrace compiles against
+	# (wb/initramfs.py, _install_headers()).
+	'bpftrace', 'clang-14',
 )
 
 # What the guest's initramfs carries besides busybox, with the shared
@@ -45,6 +49,22 @@ APT_PACKAGES = (
 GUEST_PROGRAMS = ('/usr/bin/perf', '/usr/bin/trace-cmd')
 # Programs of guest/progs/, built on the host: source, libraries.
 GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)),)
+# Debian's bpftrace, in the guests of a kernel that runs BPF programs on
+# trace events (CONFIG_BPF_EVENTS): about 200 MB of libraries (LLVM and
+# clang), which the others need not unpack. Without kernel BTF it compiles
+# against the kernel's headers in /lib/modules/RELEASE/build: those that
+# HEADERS_CLANG reads for HEADERS_ROOTS, with the flags bpftrace 0.17 gives
+# its libclang 14 (kernel_headers()).
+GUEST_BPFTRACE = '/usr/bin/bpftrace'
+HEADERS_CLANG = 'clang-14'
+HEADERS_ROOTS = ('linux/types.h',)
+# What upstream's ftrace selftests run with in the guests of a config
+# whose boots have the ftracetest phase: a POSIX shell that is not busybox
+# (one of them looks for a shell named *sh in the maps of a uprobe's
+# target, busybox is /bin/busybox there), and util-linux's chrt and
+# coreutils' nice, whose options they use.
+FTRACETEST_PROGRAMS = ('/usr/bin/dash', '/usr/bin/chrt', '/usr/bin/nice')
+FTRACETEST_SOURCE = 'tools/testing/selftests/ftrace'
 
 # Identity written into the generated patches.
 AUTHOR = 'Linux Markers Team <markers@example.org>'
@@ -57,6 +77,36 @@ COMMIT_DATE = '2026-01-01T00:00:00+0000'
 # KUnit run, run every suite again after boot, run the end-to-end tests.
 # A boot of a kmemleak kernel then scans for leaks (see wb/expect.py).
 GUEST_PHASES = ('boot-kunit', 'after-boot-kunit', 'e2e')
+# A phase that a config may give one of its boots, after the others:
+# upstream's ftrace selftests (FTRACETEST_SOURCE of the patched tree, run
+# by guest/ftracetest.sh), every case of which must pass, or be one of
+# FTRACETEST_SKIPS (its description, as ftracetest prints it: why this
+# guest cannot run it), which must then be skipped.
+FTRACETEST_PHASE = 'ftracetest'
+FTRACETEST_SKIPS = {
+}
+# The whole suite is too slow for make test under TCG: 147 cases at about
+# a minute each in the debug guest (every case starts by reading the
+# filter and trigger files of every event, about 2000 of them there). The
+# phase runs the cases where marker events take part, by path under
+# test.d: those that enable every event or a subsystem's, eprobes on
+# events, hist and enable triggers, instances that come and go with an
+# event on (with their runs in an instance, for those flagged so); `make
+# ftracetest` runs them all (wb.ftracetest=all), in FTRACETEST_CONFIG.
+FTRACETEST_CASES = (
+	'00basic/basic4.tc',
+	'event/toplevel-enable.tc',
+	'event/subsystem-enable.tc',
+	'event/event-enable.tc',
+	'instances/instance-event.tc',
+	'dynevent/add_remove_eprobe.tc',
+	'dynevent/test_duplicates.tc',
+	'trigger/trigger-hist.tc',
+	'trigger/trigger-eventonoff.tc',
+	'trigger/inter-event/trigger-synthetic-eprobe.tc',
+)
+FTRACETEST_CONFIG = 'debug'
+FTRACETEST_ALL_TIMEOUT = 4 * 3600
 # The end-to-end scripts; a config names them by file stem (the guest
 # reports each as "@@ script STEM" and "@@ script-end STEM STATUS"): a file
 # name is what one adds, deletes or renames, and a script may emit several
@@ -164,7 +214,8 @@ MATRIX = {
 		name='debug',
 		description='x86_64 defaults (IBT, retpolines, rethunk, ORC, PREEMPT), '
 			    'lockdep, KASAN, kmemleak, fault injection',
-		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'debug'),
+		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'debug',
+			   'ftracetest'),
 		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
 		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
 		     '12-markers-kprobe-events', '13-markers-events',
@@ -172,9 +223,10 @@ MATRIX = {
 		     '20-markers-samples',
 		     '25-markers-out-of-tree', '30-markers-fuzz', '40-markers-nomem',
 		     '50-markers-bench', '90-kmemleak', '99-markers-lockdown'),
-		# The longest guest (KASAN): its after-boot KUnit run on a core of
-		# its own, while another boot of the same kernel runs the rest.
-		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit',)),
+		# The longest guest (KASAN): its after-boot KUnit run and
+		# upstream's ftrace selftests on a core of their own, while
+		# another boot of the same kernel runs the rest.
+		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit', FTRACETEST_PHASE)),
 		# A hang detector, not a speed bound: under KASAN and lockdep,
 		# sharing two cores with the next kernel's build, each boot
 		# takes 12 to 20 min, and its e2e boot reached its kmemleak scan

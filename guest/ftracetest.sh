@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The ftracetest phase (sourced by guest/test.sh): upstream's ftrace
+# selftests, the tree's tools/testing/selftests/ftrace, which the host puts
+# in /opt/ftracetest for the boots that run this phase: the cases of
+# settings.FTRACETEST_CASES (make-test-cases there), or every case with
+# wb.ftracetest=all (make ftracetest). Marker events are
+# ordinary events there: the cases that enable every event switch every
+# marker of the kernel. The results go to the host as suite "ftracetest"
+# of section ftracetest, one "ok DESCRIPTION" line per case as the
+# end-to-end scripts send them; the host checks the plan, and that the
+# skipped cases are those settings.FTRACETEST_SKIPS names.
+
+FTRACETEST=/opt/ftracetest
+
+ftracetest_run() {
+	suite ftracetest
+	if [ ! -x "$FTRACETEST/ftracetest" ]; then
+		fail "ftracetest is in the initramfs" "no $FTRACETEST/ftracetest"
+		return 0
+	fi
+	# A shell that is not busybox (settings.FTRACETEST_PROGRAMS): this
+	# boot runs nothing else but the kmemleak scan, which needs no /bin/sh.
+	ln -sf /usr/bin/dash /bin/sh
+	# The inter-event cases ping the loopback.
+	ip link set lo up
+	cases=$(tr '\n' ' ' < "$FTRACETEST/make-test-cases")
+	[ "$(cmdline_value wb.ftracetest)" = all ] && cases=
+	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: ${cases:-every case}"
+	# Its KTAP result lines lose their numbers, as the end-to-end
+	# scripts send theirs (results.e2e_suite_lines() numbers them); its
+	# plan and exit status go as diagnostics, with its own (the log of
+	# each failed case, the totals); everything goes to the console.
+	# shellcheck disable=SC2086 # one path per word
+	(cd "$FTRACETEST" && ./ftracetest -K -v $cases; echo "ftracetest exit status $?") 2>&1 |
+	while IFS= read -r line; do
+		case "$line" in
+		"ok "*|"not ok "*)
+			printf '[uptime %s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$line" ;;
+		*)
+			printf '%s\n' "$line" ;;
+		esac
+		case "$line" in
+		"ok "*|"not ok "*)
+			printf '%s\n' "$line" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' >&3 ;;
+		"#"*)
+			emit "$line" ;;
+		"1.."*|"ftracetest exit status"*)
+			diag "ftracetest: $line" ;;
+		esac
+	done
+	diag "ftracetest ends at uptime $(cut -d' ' -f1 /proc/uptime) s"
+	ln -sf /bin/busybox /bin/sh
+}
