@@ -257,6 +257,15 @@ expect_eq "docs: the glob lets hello through, not bye" "hello" \
 	   echo bye > /proc/marker-example; echo 0 > "$E/sample_write/enable"
 	   sed -n 's/.* sample_write: pid [0-9]* len [0-9]* data //p' "$T/trace")"
 echo 0 > "$E/sample_write/filter"
+if has_tool bpftrace; then
+	printf 'printf hello > /proc/marker-example\nprintf hello > /proc/marker-example\n%s\n' \
+		'printf bye > /proc/marker-example' > /tmp/write3.sh
+	expect_eq "docs: bpftrace counts the writes per data string" "@[bye]: 1,@[hello]: 2," \
+		"$(bpftrace -e 'tracepoint:markers:sample_write { @[str(args->data)] = count(); }' \
+			-c '/bin/sh /tmp/write3.sh' 2>&1 | grep '^@' | tr '\n' ,)"
+else
+	skip_without bpftrace "docs: bpftrace counts the writes per data string"
+fi
 if has_tool perf; then
 	expect_eq "docs: perf stat counts the two reads of one cat" 2 \
 		"$(perf stat -a -x, -e markers:sample_read -- cat /proc/marker-example 2>&1 >/dev/null |
