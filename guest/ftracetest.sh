@@ -36,18 +36,15 @@ ftracetest_run() {
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*)
-			printf '[uptime %s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$line" ;;
-		*)
-			printf '%s\n' "$line" ;;
-		esac
-		case "$line" in
-		"ok "*|"not ok "*)
-			printf '%s\n' "$line" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' >&3 ;;
+			printf '[uptime %s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$line"
+			printf '%s\n' "$line" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' >&3
+			continue ;;
 		"#"*)
 			emit "$line" ;;
 		"1.."*|"ftracetest exit status"*)
 			diag "ftracetest: $line" ;;
 		esac
+		printf '%s\n' "$line"
 	done
 	diag "ftracetest ends at uptime $(cut -d' ' -f1 /proc/uptime) s"
 	ln -sf /bin/busybox /bin/sh

@@ -211,6 +211,15 @@ fi
 # -c runs the hits once the probes are attached and ends the run; the maps
 # print at its end. hit 10: big is i << 33, summed per name; val is -i,
 # below -5 for i = 6 .. 9.
+# bpftrace_maps PROGRAM SCRIPT: the map lines bpftrace prints at the end
+# of PROGRAM, run around /bin/sh SCRIPT, comma-separated; what it printed
+# goes to the diagnostics when it printed no map.
+bpftrace_maps() {
+	bpftrace -e "$1" -c "/bin/sh $2" > /tmp/bpftrace.out 2>&1
+	grep -q '^@' /tmp/bpftrace.out || diag "bpftrace: $(head -n 20 /tmp/bpftrace.out)"
+	grep '^@' /tmp/bpftrace.out | tr '\n' ,
+}
+
 if has_tool bpftrace; then
 	printf 'echo hit 10 > %s\n' "$P" > /tmp/hit10.sh
 	expect_eq "bpftrace -l lists the marker events of the module" \
@@ -219,17 +228,14 @@ if has_tool bpftrace; then
 	expect_eq "bpftrace -lv shows the typed fields of mev_hit" \
 		"unsigned int key,int val,s64 big,__data_loc char[] name,char tag,unsigned char __cut," \
 		"$(bpftrace -lv tracepoint:markers:mev_hit 2>&1 | sed -n 's/^ \{4\}//p' | tr '\n' ,)"
-	bpftrace -e 'tracepoint:markers:mev_hit { @big[str(args->name)] = sum(args->big); }' \
-		-c '/bin/sh /tmp/hit10.sh' > /tmp/bpftrace.out 2>&1
 	expect_eq "bpftrace: big summed per name string over 10 hits" \
 		"@big[even]: 171798691840,@big[odd]: 214748364800," \
-		"$(grep '^@' /tmp/bpftrace.out | tr '\n' ,)"
-	[ -n "$(grep '^@' /tmp/bpftrace.out)" ] || diag "bpftrace: $(head -n 20 /tmp/bpftrace.out)"
-	bpftrace -e 'tracepoint:markers:mev_hit /args->val < -5/ { @below = count(); }' \
-		-c '/bin/sh /tmp/hit10.sh' > /tmp/bpftrace.out 2>&1
+		"$(bpftrace_maps 'tracepoint:markers:mev_hit { @big[str(args->name)] = sum(args->big); }' \
+			/tmp/hit10.sh)"
 	expect_eq "bpftrace: a predicate on a signed int field lets 4 of 10 hits through" \
-		"@below: 4" "$(grep '^@' /tmp/bpftrace.out)"
-	[ -n "$(grep '^@' /tmp/bpftrace.out)" ] || diag "bpftrace: $(head -n 20 /tmp/bpftrace.out)"
+		"@below: 4," \
+		"$(bpftrace_maps 'tracepoint:markers:mev_hit /args->val < -5/ { @below = count(); }' \
+			/tmp/hit10.sh)"
 else
 	skip_without bpftrace "bpftrace -l lists the marker events of the module" \
 		"bpftrace -lv shows the typed fields of mev_hit" \
@@ -261,8 +267,8 @@ if has_tool bpftrace; then
 	printf 'printf hello > /proc/marker-example\nprintf hello > /proc/marker-example\n%s\n' \
 		'printf bye > /proc/marker-example' > /tmp/write3.sh
 	expect_eq "docs: bpftrace counts the writes per data string" "@[bye]: 1,@[hello]: 2," \
-		"$(bpftrace -e 'tracepoint:markers:sample_write { @[str(args->data)] = count(); }' \
-			-c '/bin/sh /tmp/write3.sh' 2>&1 | grep '^@' | tr '\n' ,)"
+		"$(bpftrace_maps 'tracepoint:markers:sample_write { @[str(args->data)] = count(); }' \
+			/tmp/write3.sh)"
 else
 	skip_without bpftrace "docs: bpftrace counts the writes per data string"
 fi

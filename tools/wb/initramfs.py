@@ -75,9 +75,7 @@ def kernel_headers(build: Build) -> List[Path]:
 	LINUXINCLUDE and USERINCLUDE, kconfig.h, __KERNEL__), as paths in
 	the source tree or in the build directory."""
 	src, obj = build.tree.src, build.dir
-	# SRCARCH of the kernel's Makefile.
-	arch = 'arch/' + {'x86_64': 'x86'}.get(build.config.arch.make_arch,
-					       build.config.arch.make_arch)
+	arch = 'arch/' + build.config.arch.srcarch
 	includes = [src / arch / 'include', obj / arch / 'include/generated',
 		    src / 'include', obj / 'include', src / arch / 'include/uapi',
 		    obj / arch / 'include/generated/uapi', src / 'include/uapi',
@@ -115,8 +113,8 @@ def _install_headers(root: Path, build: Build) -> None:
 
 def _install_tools(root: Path, build: Build) -> List[str]:
 	"""Installs the tracer tools, those of the host and those of
-	guest/progs/, bpftrace where the kernel runs BPF on trace events, and
-	what ftracetest needs where a boot runs it; returns their names."""
+	guest/progs/, and bpftrace where the kernel runs BPF on trace events;
+	returns their names."""
 	tools = []
 	for program in map(Path, settings.GUEST_PROGRAMS):
 		_install_program(root, program, program.name)
@@ -129,14 +127,18 @@ def _install_tools(root: Path, build: Build) -> List[str]:
 		_install_program(root, bpftrace, bpftrace.name)
 		_install_headers(root, build)
 		tools.append(bpftrace.name)
-	if _runs_ftracetest(build):
-		for program in map(Path, settings.FTRACETEST_PROGRAMS):
-			_install_program(root, program, program.name)
 	return tools
 
 
-def _runs_ftracetest(build: Build) -> bool:
-	return any(settings.FTRACETEST_PHASE in phases for phases in build.config.guests)
+def _install_ftracetest(root: Path, build: Build) -> None:
+	"""Installs upstream's ftrace selftests in /opt/ftracetest, with the
+	list of the cases make test runs, and the host's programs they need."""
+	dest = root / 'opt/ftracetest'
+	shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, dest)
+	(dest / 'make-test-cases').write_text(
+		''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
+	for program in map(Path, settings.FTRACETEST_PROGRAMS):
+		_install_program(root, program, program.name)
 
 
 def make(build: Build) -> Path:
@@ -163,10 +165,10 @@ def make(build: Build) -> Path:
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
 	tools = _install_tools(root, build) if arch.guest_tools else []
-	if _runs_ftracetest(build):
-		shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, root / 'opt/ftracetest')
-		(root / 'opt/ftracetest/make-test-cases').write_text(
-			''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
+	# Its programs are the host's, like the tracer tools.
+	if arch.guest_tools and any(settings.FTRACETEST_PHASE in phases
+				    for phases in build.config.guests):
+		_install_ftracetest(root, build)
 	# What the guest scripts ask of the kernel and of the tools (lib.sh).
 	(root / 'etc/wb').mkdir()
 	(root / 'etc/wb/tools').write_text(''.join(f'{tool}\n' for tool in tools))

@@ -95,8 +95,9 @@ def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
 	cross = (f'CROSS_COMPILE={arch.cross_compile}',) if arch.cross_compile else ()
 	# At the lowest priority: the guests of the kernels built before run
 	# meanwhile, and their timeouts are hang detectors, which a build
-	# competing for the same cores must not trip (make test's debug boots
-	# ran up to 45 min with one build and the other boot beside them).
+	# competing for the same cores must not trip (in a make test from an
+	# empty cache, debug's boots took 34 and 36 min, the rt build and the
+	# other boot beside each, against a timeout of 45 min).
 	run(['nice', '-n', '19',
 	     'make', '-C', build.tree.src, f'O={build.dir}', f'ARCH={arch.make_arch}', *cross,
 	     f'CC=ccache {_compiler(build)}', f'-j{os.cpu_count() or 2}', *extra, *targets],
@@ -200,11 +201,10 @@ def warnings(b: Build) -> List[str]:
 def series_objects(arch: settings.Arch) -> List[str]:
 	"""The objects of the C files the series adds, but for those of other
 	architectures than @arch (arch/<SRCARCH>/)."""
-	srcarch = {'x86_64': 'x86'}.get(arch.make_arch, arch.make_arch)
 	objects = []
 	for path in settings.LINUX_FILES.rglob('*.c'):
 		rel = path.relative_to(settings.LINUX_FILES)
-		if rel.parts[0] != 'arch' or rel.parts[1] == srcarch:
+		if rel.parts[0] != 'arch' or rel.parts[1] == arch.srcarch:
 			objects.append(str(rel.with_suffix('.o')))
 	return sorted(objects)
 

@@ -85,9 +85,10 @@ GUEST_PHASES = ('boot-kunit', 'after-boot-kunit', 'e2e')
 FTRACETEST_PHASE = 'ftracetest'
 FTRACETEST_SKIPS = {
 }
-# The whole suite is too slow for make test under TCG: 147 cases at about
-# a minute each in the debug guest (every case starts by reading the
-# filter and trigger files of every event, about 2000 of them there). The
+# The whole suite is too slow for make test under TCG: 147 cases at up to
+# a minute each in the debug guest, with another guest beside it (every
+# case starts by reading the filter and trigger files of every event,
+# syscall and network events included). The
 # phase runs the cases where marker events take part, by path under
 # test.d: those that enable every event or a subsystem's, eprobes on
 # events, hist and enable triggers, instances that come and go with an
@@ -138,6 +139,11 @@ class Arch:
 	# Whether the guests get GUEST_PROGRAMS and GUEST_PROGS_BUILT, which
 	# are binaries of the host (guest/tests/13-* skips their cases elsewhere).
 	guest_tools: bool = False
+
+	@property
+	def srcarch(self) -> str:
+		"""SRCARCH of the kernel's Makefile: its directory under arch/."""
+		return {'x86_64': 'x86'}.get(self.make_arch, self.make_arch)
 
 
 X86_64 = Arch(
