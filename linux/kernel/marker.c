@@ -210,6 +210,15 @@ static void marker_entry_put(struct marker_entry *e)
 	kvfree(e);
 }
 
+/*
+ * A character of a C identifier. The kernel's isalnum() also takes the
+ * Latin-1 letters (0xc0 to 0xff), which are not characters of one.
+ */
+static bool marker_ident_char(char c)
+{
+	return isascii(c) && (isalnum(c) || c == '_');
+}
+
 /**
  * marker_name_valid() - check a marker name
  * @name: the name
@@ -224,14 +233,9 @@ bool marker_name_valid(const char *name)
 	if (!len || len > MARKER_NAME_MAX || isdigit(name[0]))
 		return false;
 	for (i = 0; i < len; i++)
-		if (!isalnum(name[i]) && name[i] != '_')
+		if (!marker_ident_char(name[i]))
 			return false;
 	return true;
-}
-
-static bool marker_ident_char(char c)
-{
-	return isalnum(c) || c == '_';
 }
 
 /* Whether @name is taken by one of the first @nr fields of @mf. */
