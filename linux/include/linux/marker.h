@@ -426,6 +426,16 @@ static __always_inline void __marker_no_record(struct marker *marker)
 }
 
 /*
+ * Whether the call of a site of @nr_args arguments can be recorded. Clang
+ * pops the arguments a call passed on the stack (on x86-64, those after
+ * the first MARKER_REG_ARGS) right after it, before the asm that records
+ * it, which then does not follow the call: such a site records none, and
+ * calls marker_probe_iterate() whatever its probes. GCC pops them later.
+ */
+#define __marker_call_recordable(nr_args)				\
+	(!IS_ENABLED(CONFIG_CC_IS_CLANG) || (nr_args) <= MARKER_REG_ARGS)
+
+/*
  * One marker site: @site_fn decides whether the probes are called, and
  * @record_fn records the call. They run with preemption disabled, which is
  * the RCU read side marker_synchronize_unregister() waits for. The call
@@ -446,7 +456,8 @@ static __always_inline void __marker_no_record(struct marker *marker)
 			marker_probe_iterate(data_race(__marker_##name.data), \
 					     call_private, &__marker_##name, \
 					     ## args);			\
-			record_fn(&__marker_##name);			\
+			if (__marker_call_recordable(COUNT_ARGS(args)))	\
+				record_fn(&__marker_##name);		\
 			preempt_enable_notrace();			\
 		}							\
 	} while (0)

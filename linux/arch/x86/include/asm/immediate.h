@@ -34,9 +34,21 @@
 	SITE_ENTRY_ASM("__imv, \"aw\"", insn, var, len, size)
 
 /*
- * One site reading @var into operand %0: measure @insn, align it, annotate
- * it (the table points at it, but nothing branches there indirectly),
- * record it.
+ * @n bytes of NOPs, @n known once the assembler has measured an instruction.
+ * GNU as takes such a size for .nops (few, long NOPs); LLVM's integrated
+ * assembler wants the size of .nops when it parses it, and pads with as
+ * many one-byte NOPs instead (.skip takes a size that layout resolves).
+ */
+#ifdef CONFIG_AS_IS_LLVM
+#define __IMV_PAD(n)	".skip " n ", 0x90\n\t"
+#else
+#define __IMV_PAD(n)	".nops " n "\n\t"
+#endif
+
+/*
+ * One site reading @var into operand %0: measure @insn, pad so that its
+ * immediate, which ends it, is aligned to its @size, annotate it (the
+ * table points at it, but nothing branches there indirectly), record it.
  */
 #define __IMV_SITE(insn, size, log2size)				\
 	".pushsection .discard.imv, \"\"\n\t"				\
@@ -44,7 +56,7 @@
 	"4:\n\t"							\
 	".popsection\n\t"						\
 	".p2align " #log2size "\n\t"					\
-	".nops ((-(4b - 3b)) & (" #size " - 1))\n\t"			\
+	__IMV_PAD("((-(4b - 3b)) & (" #size " - 1))")			\
 	ANNOTATE_NOENDBR						\
 	"1:	" insn "\n\t"						\
 	"2:\n\t"							\
