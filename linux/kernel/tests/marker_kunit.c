@@ -14,6 +14,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -22,6 +23,7 @@
 #include <linux/kthread.h>
 #include <linux/marker.h>
 #include <linux/memory.h>
+#include <linux/sched/clock.h>
 #include <linux/sort.h>
 
 #include "kunit_helpers.h"
@@ -139,6 +141,28 @@ static void marker_test_decode(void *probe_private, void *call_private,
 			       const char *fmt, va_list *args);
 static void marker_test_fast_decode(void *probe_private, void *call_private,
 				    const struct marker *marker, ...);
+static void marker_test_holder_probe(void *probe_private, void *call_private,
+				     const struct marker *marker, ...);
+static void marker_test_fast_where(void *probe_private, void *call_private,
+				   const struct marker *marker, ...);
+
+/*
+ * A probe that holds its marker's probe array while another CPU replaces
+ * it: what it reads of the array after the replacement.
+ */
+struct marker_test_holder {
+	const struct marker_probes *old;
+	atomic_t inside;		/* it holds @old */
+	atomic_t replaced;		/* the array was replaced meanwhile */
+	bool swapped;			/* marker->probes was another array then */
+	unsigned int nr_after;		/* @old->nr, read after the replacement */
+	void *private_after;		/* @old->probe[1].probe_private, likewise */
+	unsigned int calls;
+	struct completion fired;
+};
+
+static struct marker_test_holder marker_test_holder;
+
 static int marker_test_init(struct kunit *test)
 {
 	memset(&marker_test_p1, 0, sizeof(marker_test_p1));
@@ -161,7 +185,11 @@ static void marker_test_exit(struct kunit *test)
 			;
 		marker_probe_unregister_fast("marker_test_basic", marker_test_fast_count,
 					     data[i]);
+		marker_probe_unregister_fast("marker_test_module", marker_test_fast_where,
+					     data[i]);
 	}
+	marker_probe_unregister_fast("marker_test_basic", marker_test_holder_probe,
+				     &marker_test_holder);
 	marker_probe_unregister_private_data(marker_test_decode, &marker_test_decoded);
 	for (i = 0; i < ARRAY_SIZE(decoded); i++)
 		marker_probe_unregister_fast(decoded[i], marker_test_fast_decode,
@@ -1714,11 +1742,23 @@ static void marker_site_layout(struct kunit *test)
 }
 
 /*
+ * Where the recorded call of a marker of at most MARKER_REG_ARGS arguments
+ * goes with two fast probes: marker_probe_pair(), but for a kCFI kernel,
+ * whose iterator calls them since the pair's indirect calls carry no type
+ * hash.
+ */
+static void *marker_test_two_fast_call(void)
+{
+	return IS_ENABLED(CONFIG_CFI_CLANG) ? (void *)marker_probe_iterate_regs :
+					      (void *)marker_probe_pair;
+}
+
+/*
  * The recorded call of a site goes straight to the only probe while it is
  * a fast one, with the data of that probe; to marker_probe_pair() while it
- * has two fast probes (the marker has one argument); to
- * marker_probe_iterate(), which it was built to call, otherwise. _MARK()
- * sites have none.
+ * has two fast probes (the marker has one argument; with kCFI, to
+ * marker_probe_iterate_regs()); to marker_probe_iterate(), which it was
+ * built to call, otherwise. _MARK() sites have none.
  */
 static void marker_direct_call(struct kunit *test)
 {
@@ -1754,7 +1794,7 @@ static void marker_direct_call(struct kunit *test)
 	 * the sites' data changed.
 	 */
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
-	marker_test_expect_calls(test, name, marker_probe_pair);
+	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 	marker_test_fire_expect(test, 4, 16, 8);
 	get_state_synchronize_rcu_full(&gp);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p1), 0);
@@ -1835,7 +1875,8 @@ static void marker_test_expect_regs_seen(struct kunit *test,
 
 /*
  * A marker of three arguments: with two fast probes its call goes to
- * marker_probe_pair(), with three to marker_probe_iterate_regs(); both
+ * marker_probe_pair() (with kCFI, marker_probe_iterate_regs()), with
+ * three to marker_probe_iterate_regs(); both
  * give every probe the exact arguments, in registration order. With a
  * va_list probe too, the call goes to marker_probe_iterate(), and all get
  * them; without it, back to the pair; with one fast probe, the call is
@@ -1856,7 +1897,7 @@ static void marker_regs_iterator(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
 	marker_test_expect_calls(test, name, fast);
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
-	marker_test_expect_calls(test, name, marker_probe_pair);
+	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 	marker_test_fire_regs(-7, u, s1);
 	marker_test_expect_regs_seen(test, &f1, 1, -7, u, s1);
 	marker_test_expect_regs_seen(test, &f2, 1, -7, u, s1);
@@ -1871,7 +1912,7 @@ static void marker_regs_iterator(struct kunit *test)
 	marker_test_expect_regs_seen(test, &f3, 1, 9, ~u, s2);
 	KUNIT_EXPECT_EQ(test, f3.order, 5);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
-	marker_test_expect_calls(test, name, marker_probe_pair);
+	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_regs_va, &va), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
@@ -1882,7 +1923,7 @@ static void marker_regs_iterator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, va.order, 8);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_regs_va, &va), 0);
-	marker_test_expect_calls(test, name, marker_probe_pair);
+	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 	marker_test_fire_regs(3, 4, s1);
 	marker_test_expect_regs_seen(test, &f1, 4, 3, 4, s1);
 	marker_test_expect_regs_seen(test, &f2, 4, 3, 4, s1);
@@ -1908,6 +1949,290 @@ static void marker_regs_iterator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
+	marker_synchronize_unregister();
+}
+
+/*
+ * The recorded call of a module's marker: as for the kernel's, on x86-64.
+ * An arm64 module may reach the kernel through a PLT only, whose calls are
+ * never rewritten (they go on calling the iterator, which calls every
+ * probe): there, only what the probes get is checked.
+ */
+static void marker_test_expect_module_calls(struct kunit *test, const char *name, void *fn)
+{
+	if (!IS_ENABLED(CONFIG_X86_64) || !IS_ENABLED(CONFIG_MARKER_SITES))
+		return;
+	KUNIT_EXPECT_EQ(test, marker_get_calls(name, NULL, 0), 1);
+	marker_test_expect_calls(test, name, fn);
+}
+
+/* Which data each call of marker_test_fast_where() got, and its value. */
+struct marker_test_where {
+	atomic_t n;
+	void *probe_private[8];
+	int value[8];
+};
+
+static struct marker_test_where marker_test_where;
+
+/* Records its data without reading it: wrong data is a failed case, not an oops. */
+static void marker_test_fast_where(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
+{
+	struct marker_test_where *w = &marker_test_where;
+	int i = atomic_fetch_inc(&w->n);
+	va_list args;
+
+	if (i >= (int)ARRAY_SIZE(w->value))
+		return;
+	w->probe_private[i] = probe_private;
+	va_start(args, marker);
+	w->value[i] = va_arg(args, int);
+	va_end(args);
+}
+
+/* The calls of marker_test_fast_where() since the last check are @calls. */
+static void marker_test_expect_where(struct kunit *test, int *seen, int value,
+				     void * const *calls, int n)
+{
+	struct marker_test_where *w = &marker_test_where;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, atomic_read(&w->n), *seen + n);
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_PTR_EQ_MSG(test, w->probe_private[*seen + i], calls[i],
+					"call %d of %d of the hit of %d", i + 1, n, value);
+		KUNIT_EXPECT_EQ(test, w->value[*seen + i], value);
+	}
+	*seen += n;
+}
+
+/*
+ * Fast probes of a module's marker, registered while the module is not
+ * loaded: its coming site calls straight to the only one, with that
+ * probe's data; to the pair (the iterator of registers with kCFI) for two,
+ * and straight to the one left, with its own data, when the other goes.
+ * The probe records the data it gets, so that wrong data fails the case.
+ */
+static void marker_module_fast_probes(struct kunit *test)
+{
+	marker_fast_probe_func *fast = marker_test_fast_where;
+	void *p1 = &marker_test_p1, *p2 = &marker_test_p2;
+	const char *name = "marker_test_module";
+	void (*fire)(int value);
+	int seen = 0;
+
+	memset(&marker_test_where, 0, sizeof(marker_test_where));
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, MARKER_KUNIT_MOD_FORMAT, fast, p1),
+			0);
+	kunit_load_module(test, "marker_kunit_mod");
+	fire = symbol_get(marker_kunit_mod_fire);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+	marker_test_expect_module_calls(test, name, fast);
+	fire(1);
+	marker_test_expect_where(test, &seen, 1, (void *[]){ p1 }, 1);
+	symbol_put(marker_kunit_mod_fire);
+	kunit_unload_module(test, "marker_kunit_mod");
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, MARKER_KUNIT_MOD_FORMAT, fast, p2),
+			0);
+	kunit_load_module(test, "marker_kunit_mod");
+	fire = symbol_get(marker_kunit_mod_fire);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+	marker_test_expect_module_calls(test, name, marker_test_two_fast_call());
+	fire(2);
+	marker_test_expect_where(test, &seen, 2, (void *[]){ p1, p2 }, 2);
+
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, p1), 0);
+	marker_test_expect_module_calls(test, name, fast);
+	fire(3);
+	marker_test_expect_where(test, &seen, 3, (void *[]){ p2 }, 1);
+
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, p2), 0);
+	marker_synchronize_unregister();
+	fire(4);
+	marker_test_expect_where(test, &seen, 4, NULL, 0);
+	symbol_put(marker_kunit_mod_fire);
+	kunit_unload_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
+}
+
+/* How long the holder waits for the replacement: a registration takes ms. */
+#define MARKER_TEST_HOLD_NS	(5 * NSEC_PER_SEC)
+
+static void marker_test_holder_probe(void *probe_private, void *call_private,
+				     const struct marker *marker, ...)
+{
+	struct marker_test_holder *h = probe_private;
+	u64 start = local_clock();
+
+	if (h->calls++)
+		return;
+	h->old = rcu_dereference_sched(marker->probes);
+	atomic_set_release(&h->inside, 1);
+	while (!atomic_read_acquire(&h->replaced) &&
+	       local_clock() - start < MARKER_TEST_HOLD_NS)
+		cpu_relax();
+	h->swapped = rcu_dereference_sched(marker->probes) != h->old;
+	h->nr_after = READ_ONCE(h->old->nr);
+	h->private_after = READ_ONCE(h->old->probe[1].probe_private);
+}
+
+static int marker_test_holder_firer(void *data)
+{
+	struct marker_test_holder *h = data;
+
+	marker_test_fire_basic(5);
+	complete(&h->fired);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+/*
+ * A replaced probe array is freed after a grace period: a site that is
+ * calling through it goes on reading it. The holder probe, first of a fast
+ * and a va_list probe (so that marker_probe_iterate() walks the array),
+ * waits on another CPU while this one registers a third probe, which
+ * replaces the array without waiting for a grace period; then it reads
+ * the old array, and the iterator goes on to the va_list probe there. An
+ * array freed at once is freed memory by then (KASAN fails the case); a
+ * registration that waited for the holder would not have replaced it.
+ */
+static void marker_probes_freed_after_gp(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	struct marker_test_holder *h = &marker_test_holder;
+	struct task_struct *firer;
+	unsigned int cpu, other;
+	int ret;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs 2 online CPUs");
+	memset(h, 0, sizeof(*h));
+	init_completion(&h->fired);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_holder_probe,
+							 h), 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+
+	/* This task registers on one CPU, the firer holds the array on another. */
+	migrate_disable();
+	cpu = smp_processor_id();
+	other = cpumask_any_but(cpu_online_mask, cpu);
+	firer = kthread_create_on_cpu(marker_test_holder_firer, h, other, "marker_holder/%u");
+	if (IS_ERR(firer)) {
+		migrate_enable();
+		KUNIT_FAIL(test, "kthread_create_on_cpu: %ld", PTR_ERR(firer));
+		goto out;
+	}
+	wake_up_process(firer);
+	while (!atomic_read_acquire(&h->inside) && !completion_done(&h->fired))
+		usleep_range(100, 200);
+	ret = marker_probe_register(name, "%d", marker_test_count, &marker_test_p3);
+	atomic_set_release(&h->replaced, 1);
+	wait_for_completion(&h->fired);
+	kthread_stop(firer);
+	migrate_enable();
+
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, h->calls, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, h->swapped,
+			      "the registration did not replace the array while a probe ran");
+	KUNIT_EXPECT_EQ(test, h->nr_after, 2);
+	KUNIT_EXPECT_PTR_EQ(test, h->private_after, &marker_test_p2);
+	/* The iterator went on in the old array: its second probe, not the third. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p2.last, 5);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p3.calls), 0);
+	if (!ret)
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+							      &marker_test_p3), 0);
+out:
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p2), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_holder_probe,
+							   h), 0);
+	marker_synchronize_unregister();
+}
+
+/* What a probe of marker_test_reg4 saw. */
+struct marker_test_reg4_seen {
+	unsigned int calls;
+	int i;
+	u64 u;
+	const char *s;
+	long l;
+};
+
+/*
+ * MARKER_REG_ARGS + 1 arguments: the last one is on the stack of the
+ * site's variadic call on x86-64, past what marker_probe_iterate_regs()
+ * and marker_probe_pair() pass on.
+ */
+static noinline void marker_test_fire_reg4(int i, u64 u, const char *s, long l)
+{
+	MARK(marker_test_reg4, "i %d u %llu s %s l %ld", i, u, s, l);
+}
+
+static void marker_test_reg4_fast(void *probe_private, void *call_private,
+				  const struct marker *marker, ...)
+{
+	struct marker_test_reg4_seen *seen = probe_private;
+	va_list args;
+
+	va_start(args, marker);
+	seen->i = va_arg(args, int);
+	seen->u = va_arg(args, u64);
+	seen->s = va_arg(args, const char *);
+	seen->l = va_arg(args, long);
+	va_end(args);
+	seen->calls++;
+}
+
+/*
+ * A marker of one argument more than MARKER_REG_ARGS, with one, two and
+ * three fast probes: its call goes straight to the only one, then to
+ * marker_probe_iterate(), never to the pair or the iterator of registers
+ * (built with clang, it records no call, and always calls the iterator);
+ * each probe gets every argument, the last one included, at each hit.
+ */
+static void marker_reg_args_limit(struct kunit *test)
+{
+	struct marker_test_reg4_seen seen[3] = {};
+	const char *name = "marker_test_reg4";
+	const char *s = "four";
+	unsigned int n, k;
+
+	BUILD_BUG_ON(MARKER_REG_ARGS + 1 != 4);
+	/* With clang, a site that passes arguments on the stack records no call. */
+	KUNIT_ASSERT_EQ(test, marker_get_calls(name, NULL, 0),
+			__marker_call_recordable(MARKER_REG_ARGS + 1) ? 1 : 0);
+	for (n = 1; n <= ARRAY_SIZE(seen); n++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL,
+								 marker_test_reg4_fast,
+								 &seen[n - 1]), 0);
+		marker_test_expect_calls(test, name, n == 1 ? (void *)marker_test_reg4_fast :
+								(void *)marker_probe_iterate);
+		marker_test_fire_reg4(-(int)n, U64_MAX - n, s, LONG_MIN + n);
+		for (k = 0; k < n; k++) {
+			KUNIT_EXPECT_EQ_MSG(test, seen[k].calls, n - k, "probe %u of %u", k + 1, n);
+			KUNIT_EXPECT_EQ_MSG(test, seen[k].i, -(int)n, "probe %u of %u", k + 1, n);
+			KUNIT_EXPECT_EQ_MSG(test, seen[k].u, U64_MAX - n, "probe %u of %u",
+					    k + 1, n);
+			KUNIT_EXPECT_PTR_EQ_MSG(test, seen[k].s, s, "probe %u of %u", k + 1, n);
+			KUNIT_EXPECT_EQ_MSG(test, seen[k].l, LONG_MIN + n, "probe %u of %u",
+					    k + 1, n);
+		}
+	}
+	for (n = 0; n < ARRAY_SIZE(seen); n++)
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_reg4_fast,
+								   &seen[n]), 0);
 	marker_synchronize_unregister();
 }
 
@@ -2666,6 +2991,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_unregister_nomem),
 	KUNIT_CASE_PARAM(marker_removal_nomem, marker_test_removal_gen_params),
 	KUNIT_CASE(marker_module_sites),
+	KUNIT_CASE(marker_module_fast_probes),
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
 	KUNIT_CASE(marker_switch_off_fails),
@@ -2681,6 +3007,8 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_site_layout),
 	KUNIT_CASE(marker_direct_call),
 	KUNIT_CASE(marker_regs_iterator),
+	KUNIT_CASE(marker_reg_args_limit),
+	KUNIT_CASE(marker_probes_freed_after_gp),
 	KUNIT_CASE(marker_batch_1024_sites),
 	KUNIT_CASE(marker_kprobe_refused),
 	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),
