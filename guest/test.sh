@@ -5,6 +5,14 @@
 # end-to-end tests under /guest/tests; a kmemleak scan ends every boot.
 
 results_open
+# What the kernel chose against each CPU vulnerability: the host checks the
+# mitigation a config is there to run (settings.KernelConfig.vulnerabilities:
+# call depth tracking's "Mitigation: Stuffing" of retbleed, in debug).
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	if [ -r "$f" ]; then
+		emit "@@ vulnerability $(basename "$f"): $(cat "$f")"
+	fi
+done
 # wb.phases=: which of boot-kunit, after-boot-kunit, e2e and ftracetest this
 # boot runs (the workbench splits them over several boots); all but
 # ftracetest by default.

@@ -162,10 +162,13 @@ def boot_checks(what: str, config: settings.KernelConfig, phases: Tuple[str, ...
 
 @dataclass(frozen=True)
 class GuestRun:
-	"""One boot of a config's kernel: the sections it sent, its host checks."""
+	"""One boot of a config's kernel: the sections it sent, its host checks;
+	the console line for which the host stopped it, if it did (see
+	qemu.STALLING_LINES): what it reported then says nothing of the kernel."""
 	sections: dict
 	cases: List[Case]
 	seconds: float
+	stalled_by: str = ''
 
 
 def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
@@ -183,25 +186,31 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	guest = qemu.boot(p.qemu, build.image, initrd,
 			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline, *extra),
 			  config.smp, timeout or config.boot_timeout, console, channel,
-			  arch=config.arch)
+			  arch=config.arch, extra=config.qemu_args)
 	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
 	text = guest.channel()
 	finished = results.channel_ended(text)
+	stalled = f' after "{guest.stalled_by}"' if guest.stalled_by else ''
 	cases = [Case(f'{what} ran every test and powered off',
 		      finished and guest.status == qemu.GuestStatus.POWERED_OFF,
-		      f'guest {guest.status.value}; results channel '
+		      f'guest {guest.status.value}{stalled}; results channel '
 		      f'{"complete" if finished else "incomplete"}')]
 	splats = results.splats(console)
 	cases.append(Case(f'{what}: console has no WARNING, BUG, Oops, lockdep or KASAN report',
 			  not splats, '\n'.join(splats[:50])))
+	reported = results.channel_vulnerabilities(text)
+	for name, expected in config.vulnerabilities:
+		got = reported.get(name, '(not reported)')
+		cases.append(Case(f'{what}: vulnerabilities/{name} says "{expected}"',
+				  got.startswith(expected), f'it says "{got}"'))
 	try:
 		cases += boot_checks(what, config, phases, text,
 				     kbuild.enabled(build, 'CONFIG_DEBUG_KMEMLEAK'))
 	except Exception:	# a bug of the workbench must not lose the other results
 		cases.append(Case(f'{what}: the host could check what the guest reported', False,
 				  traceback.format_exc()))
-	return GuestRun(results.split_channel(text), cases, guest.seconds)
+	return GuestRun(results.split_channel(text), cases, guest.seconds, guest.stalled_by)
 
 
 def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
@@ -319,7 +328,8 @@ def cmd_test(args) -> Status:
 	host = write_host_ktap(settings.OUT / 'test' / 'series.ktap',
 			       [('series', series_cases(p)),
 				('checkpatch_markers', checks.corpus_cases(p.tree.src)),
-				('mutations', mutate.apply_cases(p.tree.src))])
+				('mutations', mutate.apply_cases(p.tree.src)),
+				('harness', [checks.stalled_guest_case()])])
 	total.add(results.parse(kunit_py, host))
 	# Kernels build one after the other (each build uses every core); each
 	# guest boots as soon as its kernel is built, while the next one builds.
@@ -354,16 +364,18 @@ def cmd_run(args) -> Status:
 	build = kbuild.build(p.tree, settings.MATRIX[settings.RUN_CONFIG])
 	link_build(build)
 	image = initramfs.make(build)
-	cmdline = ('wb.mode=run', 'quiet')
+	config = build.config
+	cmdline = ('wb.mode=run', 'quiet', *config.cmdline)
 	if sys.stdin.isatty():
 		log('booting on this terminal: "exit" powers the guest off, Ctrl-A X quits QEMU')
 		rc = qemu.boot_interactive(p.qemu, build.image, image, (*cmdline, 'wb.shell=1'),
-					   build.config.smp, arch=build.config.arch)
+					   config.smp, arch=config.arch, extra=config.qemu_args)
 		return Status.SUCCESS if rc == 0 else Status.FAILURE
 	outdir = settings.OUT / 'run'
-	guest = qemu.boot(p.qemu, build.image, image, cmdline, build.config.smp,
-			  build.config.boot_timeout, outdir / 'console.log',
-			  outdir / 'results.txt', arch=build.config.arch, echo=sys.stdout)
+	guest = qemu.boot(p.qemu, build.image, image, cmdline, config.smp,
+			  config.boot_timeout, outdir / 'console.log',
+			  outdir / 'results.txt', arch=config.arch, echo=sys.stdout,
+			  extra=config.qemu_args)
 	shown = results.channel_ended(guest.channel())
 	log(f'guest {guest.status.value} after {guest.seconds:.0f} s; '
 	    f'{"the demo ran to its end" if shown else "the demo did not finish"}')

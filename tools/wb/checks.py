@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks the host makes itself, each giving test cases: the corpus of
 scripts/checkpatch-markers.sh, the documentation as reStructuredText, the
-bytes of the sites in the built kernels, and what a CONFIG_MARKERS=n kernel
-must not carry."""
+bytes of the sites in the built kernels, what a CONFIG_MARKERS=n kernel
+must not carry, and how the host stops a guest that cannot finish."""
 
 import os
 import re
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from . import settings
+from . import qemu, settings
 from .kbuild import Build
 from .results import Case
 
@@ -223,3 +223,29 @@ def nomarkers_cases(build: Build) -> List[Case]:
 		cases.append(Case(f'nomarkers: {ko.name} has no marker section and calls nothing',
 				  not found, ' '.join(found)))
 	return cases
+
+
+def stalled_guest_case() -> Case:
+	"""Whether the host stops a guest as soon as its console says that an
+	interrupt line was disabled (qemu.STALLING_LINES), with that line as
+	the reason, instead of waiting for its timeout: a stand-in for QEMU
+	prints what a guest printed when its results channel went silent,
+	then sleeps past the timeout."""
+	name = 'the host stops a guest whose interrupt line was disabled, and says why'
+	with tempfile.TemporaryDirectory() as tmp:
+		prefix = Path(tmp)
+		fake = qemu.binary(prefix, settings.X86_64)
+		fake.parent.mkdir(parents=True)
+		fake.write_text('#!/bin/sh\n'
+				'echo "[  301.2] irq 3: nobody cared (try booting with the '
+				'\\"irqpoll\\" option)"\n'
+				'echo "[  301.3] Disabling IRQ #3"\n'
+				'exec sleep 30\n')
+		fake.chmod(0o755)
+		guest = qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
+				  prefix / 'console.log', prefix / 'results.txt',
+				  arch=settings.X86_64)
+	ok = (guest.status == qemu.GuestStatus.STALLED and guest.seconds < 10 and
+	      guest.stalled_by.endswith('Disabling IRQ #3'))
+	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
+		    f'stalled by {guest.stalled_by!r}')

@@ -83,6 +83,8 @@ def _validate(build: Build, fragment: str) -> None:
 
 
 def _compiler(build: Build) -> str:
+	if build.config.llvm:
+		return 'clang' + build.config.llvm
 	return build.config.arch.cross_compile + 'gcc'
 
 
@@ -93,6 +95,8 @@ def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
 	       'LOCALVERSION': ''}
 	arch = build.config.arch
 	cross = (f'CROSS_COMPILE={arch.cross_compile}',) if arch.cross_compile else ()
+	# LLVM=-16: clang-16, ld.lld-16, llvm-ar-16... for every tool of the build.
+	llvm = (f'LLVM={build.config.llvm}',) if build.config.llvm else ()
 	# At the lowest priority: the guests of the kernels built before run
 	# meanwhile, and their timeouts are hang detectors, which a build
 	# competing for the same cores must not trip (in a make test from an
@@ -100,7 +104,7 @@ def _make(build: Build, *targets: str, logfile: Path = None, extra=()) -> None:
 	# other boot beside each, against a timeout of 45 min).
 	run(['nice', '-n', '19',
 	     'make', '-C', build.tree.src, f'O={build.dir}', f'ARCH={arch.make_arch}', *cross,
-	     f'CC=ccache {_compiler(build)}', f'-j{os.cpu_count() or 2}', *extra, *targets],
+	     *llvm, f'CC=ccache {_compiler(build)}', f'-j{os.cpu_count() or 2}', *extra, *targets],
 	    env=env, logfile=logfile)
 
 

@@ -105,6 +105,9 @@ class Verdict:
 	checks; the first one's diagnostic."""
 	failures: List[str] = field(default_factory=list)
 	why: str = ''
+	# The host stopped the guest (qemu.STALLING_LINES): a harness fault,
+	# which neither kills nor spares a mutation.
+	stalled_by: str = ''
 
 
 @dataclass
@@ -334,6 +337,7 @@ def boot_and_judge(ctx: Context, build: kbuild.Build, suite: Optional[str],
 	initrd = initramfs.make(build)
 	guest = ctx.steps.boot_guest(ctx.p, build, initrd, outdir, build.config.guests[0], 0)
 	verdict = judge(ctx.steps, ctx.kunit_py, build.config, outdir, guest)
+	verdict.stalled_by = guest.stalled_by
 	_write_record(outdir, build, suite, ctx.kunit_py, guest, verdict)
 	return verdict
 
@@ -351,6 +355,8 @@ def run_baseline(ctx: Context, config: str) -> Verdict:
 
 
 def _outcome(m: Mutation, verdict: Verdict) -> Outcome:
+	if verdict.stalled_by:
+		return Outcome(m, BROKEN, 'the host stopped its guest', verdict.stalled_by)
 	if not verdict.failures:
 		return Outcome(m, SURVIVED)
 	seen = any(m.expect in failure for failure in verdict.failures)

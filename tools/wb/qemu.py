@@ -3,12 +3,13 @@
 results channel (see settings.Arch) to a file, a hard timeout."""
 
 import enum
+import re
 import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Sequence, TextIO
+from typing import List, Optional, Sequence, TextIO
 
 from . import settings
 from .shell import log
@@ -18,6 +19,18 @@ class GuestStatus(enum.Enum):
 	POWERED_OFF = 'powered off'
 	TIMEOUT = 'timed out'
 	QEMU_FAILED = 'QEMU failed'
+	STALLED = 'stopped by the host'
+
+
+# Console lines after which a guest cannot finish, so that the host stops
+# it at once rather than at its timeout: the kernel disabled an interrupt
+# line as spurious ("irq 3: nobody cared", then "Disabling IRQ #3"). The
+# 8250 UARTs of x86 guests, the console and the results channel, wait for
+# their interrupts to send: once one is disabled, whatever writes to that
+# port sleeps for good. Seen on a loaded host, with two guests on two
+# cores; settings.KERNEL_CMDLINE has noirqdebug, which keeps the kernel
+# from disabling lines, and this catches any other way of losing one.
+STALLING_LINES = re.compile(r'Disabling IRQ #\d+')
 
 
 @dataclass(frozen=True)
@@ -26,6 +39,8 @@ class GuestRun:
 	seconds: float
 	console: Optional[Path]
 	results: Optional[Path]
+	# With STALLED: the console line that made the host stop the guest.
+	stalled_by: str = ''
 
 	def channel(self) -> str:
 		"""What the guest sent on its results channel: '' if nothing, even
@@ -57,7 +72,10 @@ def command(qemu: Path, arch: settings.Arch, image: Path, initrd: Path,
 	return cmd
 
 
-def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
+def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
+	  stalled: List[str]) -> None:
+	"""Copies the console to @logf (and @echo); on the first line of
+	STALLING_LINES, appends it to @stalled and kills QEMU."""
 	for raw in proc.stdout:
 		line = raw.decode(errors='replace').replace('\r', '')
 		logf.write(line)
@@ -65,6 +83,9 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO]) -> None:
 		if echo:
 			echo.write(line)
 			echo.flush()
+		if not stalled and STALLING_LINES.search(line):
+			stalled.append(line.strip())
+			proc.kill()
 
 
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
@@ -82,7 +103,9 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 	with open(console, 'w') as logf:
 		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 					stderr=subprocess.STDOUT)
-		pump = threading.Thread(target=_pump, args=(proc, logf, echo), daemon=True)
+		stalled: List[str] = []
+		pump = threading.Thread(target=_pump, args=(proc, logf, echo, stalled),
+					daemon=True)
 		pump.start()
 		try:
 			rc = proc.wait(timeout=timeout)
@@ -92,7 +115,10 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 			proc.wait()
 			status = GuestStatus.TIMEOUT
 		pump.join(timeout=10)
-	return GuestRun(status, time.monotonic() - start, console, results)
+	if stalled:
+		status = GuestStatus.STALLED
+	return GuestRun(status, time.monotonic() - start, console, results,
+			stalled[0] if stalled else '')
 
 
 def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],

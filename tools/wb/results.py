@@ -11,13 +11,14 @@ from typing import Dict, List, Optional, Tuple
 from .shell import run
 
 # Console lines that fail a run whatever the tests said (arm64 prints its
-# oopses as "Internal error: Oops", its stacks as "Call trace:").
+# oopses as "Internal error: Oops", its stacks as "Call trace:"; kCFI its
+# type mismatches as "CFI failure at", before the oops).
 SPLAT = re.compile(
 	r'WARNING:|BUG:|Oops|Kernel panic|general protection fault|'
 	r'Call Trace:|Call trace:|UBSAN:|KASAN:|kmemleak: .*suspected memory leak|'
 	r'possible recursive locking|possible circular locking|inconsistent lock state|'
 	r'suspicious RCU usage|INFO: task .* blocked|rcu: INFO:|self-detected stall|'
-	r'soft lockup|hard LOCKUP|invalid opcode')
+	r'soft lockup|hard LOCKUP|invalid opcode|CFI failure')
 
 
 # A KTAP result line, at any depth; a "# SKIP" directive makes it a skip,
@@ -106,6 +107,17 @@ def split_channel(text: str) -> Dict[str, List[Tuple[str, List[str]]]]:
 		elif current:
 			current[-1][1].append(line)
 	return sections
+
+
+def channel_vulnerabilities(text: str) -> Dict[str, str]:
+	"""What the guest found in /sys/devices/system/cpu/vulnerabilities/,
+	sent as "@@ vulnerability FILE: TEXT" lines (guest/test.sh)."""
+	found = {}
+	for line in channel_lines(text):
+		m = re.match(r'^@@ vulnerability ([\w.-]+): (.*)$', line)
+		if m:
+			found[m.group(1)] = m.group(2).strip()
+	return found
 
 
 @dataclass
