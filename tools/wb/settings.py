@@ -223,6 +223,17 @@ class KernelConfig:
 	llvm: str = ''
 
 
+# What the kernels with the tracing fragment run: the KUnit suites
+# (kprobes_test needs kprobes), and the end-to-end scripts but for those of
+# E2E_DEBUG, which need the debug fragment (fault injection, kmemleak) and
+# skip every case without it.
+TRACING_SUITES = ('immediate', 'markers', 'marker_fuzz', 'kprobes_test')
+E2E_TRACING = ('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
+	       '12-markers-kprobe-events', '13-markers-events', '14-markers-event-lifetimes',
+	       '15-markers-ftrace', '20-markers-samples', '25-markers-out-of-tree',
+	       '30-markers-fuzz', '50-markers-bench', '99-markers-lockdown')
+E2E_DEBUG = ('40-markers-nomem', '90-kmemleak')
+
 # The matrix of `make test`, in build order.
 MATRIX = {
 	'debug': KernelConfig(
@@ -231,13 +242,8 @@ MATRIX = {
 			    'lockdep, KASAN, kmemleak, fault injection',
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'debug',
 			   'ftracetest'),
-		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
-		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '13-markers-events',
-		     '14-markers-event-lifetimes', '15-markers-ftrace',
-		     '20-markers-samples',
-		     '25-markers-out-of-tree', '30-markers-fuzz', '40-markers-nomem',
-		     '50-markers-bench', '90-kmemleak', '99-markers-lockdown'),
+		suites=TRACING_SUITES,
+		e2e=E2E_TRACING + E2E_DEBUG,
 		# The longest guest (KASAN): its after-boot KUnit run and
 		# upstream's ftrace selftests on a core of their own, while
 		# another boot of the same kernel runs the rest.
@@ -269,15 +275,9 @@ MATRIX = {
 		name='rt',
 		description='PREEMPT_RT, lockdep with RCU and sleeping checks',
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'rt'),
-		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
-		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '13-markers-events',
-		     '14-markers-event-lifetimes', '15-markers-ftrace',
-		     '20-markers-samples',
-		     '25-markers-out-of-tree', '30-markers-fuzz', '50-markers-bench',
-		     '99-markers-lockdown'),
-		# No fault injection, no kmemleak (the debug fragment).
-		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
+		suites=TRACING_SUITES,
+		e2e=E2E_TRACING,
+		e2e_skipped=E2E_DEBUG),
 	'generic': KernelConfig(
 		name='generic',
 		description='no architecture support: asm-generic immediate values; KASAN',
@@ -299,15 +299,9 @@ MATRIX = {
 			    'and ChromeOS build theirs; FineIBT built in',
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'clang'),
 		llvm='-16',
-		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
-		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '13-markers-events',
-		     '14-markers-event-lifetimes', '15-markers-ftrace',
-		     '20-markers-samples',
-		     '25-markers-out-of-tree', '30-markers-fuzz', '50-markers-bench',
-		     '99-markers-lockdown'),
-		# No fault injection, no kmemleak (the debug fragment).
-		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
+		suites=TRACING_SUITES,
+		e2e=E2E_TRACING,
+		e2e_skipped=E2E_DEBUG),
 	# After the kernels that boot on x86, so that its guest, which runs
 	# alone, boots while the two that are only built build.
 	'arm64': KernelConfig(
@@ -317,14 +311,9 @@ MATRIX = {
 			    'values',
 		arch=ARM64,
 		fragments=('base', 'arm64', 'tracing', 'markers', 'generic'),
-		suites=('immediate', 'markers', 'marker_fuzz', 'kprobes_test'),
-		e2e=('05-upstream-static-keys', '06-static-key-stress', '10-markers-tracefs',
-		     '12-markers-kprobe-events', '13-markers-events',
-		     '14-markers-event-lifetimes', '15-markers-ftrace',
-		     '20-markers-samples', '25-markers-out-of-tree', '30-markers-fuzz',
-		     '50-markers-bench', '99-markers-lockdown'),
-		# No debug fragment (fault injection, kmemleak).
-		e2e_skipped=('40-markers-nomem', '90-kmemleak')),
+		suites=TRACING_SUITES,
+		e2e=E2E_TRACING,
+		e2e_skipped=E2E_DEBUG),
 	'nomarkers': KernelConfig(
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
