@@ -141,10 +141,12 @@ static void marker_test_decode(void *probe_private, void *call_private,
 			       const char *fmt, va_list *args);
 static void marker_test_fast_decode(void *probe_private, void *call_private,
 				    const struct marker *marker, ...);
+#ifdef CONFIG_MARKER_SITES
 static void marker_test_holder_probe(void *probe_private, void *call_private,
 				     const struct marker *marker, ...);
 static void marker_test_fast_where(void *probe_private, void *call_private,
 				   const struct marker *marker, ...);
+#endif
 
 /*
  * A probe that holds its marker's probe array while another CPU replaces
@@ -161,7 +163,7 @@ struct marker_test_holder {
 	struct completion fired;
 };
 
-static struct marker_test_holder marker_test_holder;
+static struct marker_test_holder marker_test_holder __maybe_unused;
 
 static int marker_test_init(struct kunit *test)
 {
@@ -185,11 +187,15 @@ static void marker_test_exit(struct kunit *test)
 			;
 		marker_probe_unregister_fast("marker_test_basic", marker_test_fast_count,
 					     data[i]);
+#ifdef CONFIG_MARKER_SITES
 		marker_probe_unregister_fast("marker_test_module", marker_test_fast_where,
 					     data[i]);
+#endif
 	}
+#ifdef CONFIG_MARKER_SITES
 	marker_probe_unregister_fast("marker_test_basic", marker_test_holder_probe,
 				     &marker_test_holder);
+#endif
 	marker_probe_unregister_private_data(marker_test_decode, &marker_test_decoded);
 	for (i = 0; i < ARRAY_SIZE(decoded); i++)
 		marker_probe_unregister_fast(decoded[i], marker_test_fast_decode,
@@ -2991,7 +2997,6 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_unregister_nomem),
 	KUNIT_CASE_PARAM(marker_removal_nomem, marker_test_removal_gen_params),
 	KUNIT_CASE(marker_module_sites),
-	KUNIT_CASE(marker_module_fast_probes),
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
 	KUNIT_CASE(marker_switch_off_fails),
@@ -3008,6 +3013,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_direct_call),
 	KUNIT_CASE(marker_regs_iterator),
 	KUNIT_CASE(marker_reg_args_limit),
+	KUNIT_CASE(marker_module_fast_probes),
 	KUNIT_CASE(marker_probes_freed_after_gp),
 	KUNIT_CASE(marker_batch_1024_sites),
 	KUNIT_CASE(marker_kprobe_refused),
