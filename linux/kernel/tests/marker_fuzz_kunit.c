@@ -139,12 +139,11 @@ static void marker_fuzz_gen_name(struct marker_fuzz *f, char *name, unsigned int
 				 const char *wrong)
 {
 	static const char first[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_";
-	static const char rest[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_"
-				   "0123456789";
+	static const char any[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789";
 	unsigned int i;
 
 	for (i = 0; i < len; i++)
-		name[i] = i ? rest[marker_fuzz_below(f, sizeof(rest) - 1)] :
+		name[i] = i ? any[marker_fuzz_below(f, sizeof(any) - 1)] :
 			      first[marker_fuzz_below(f, sizeof(first) - 1)];
 	name[len] = '\0';
 	if (wrong && len)
