@@ -146,7 +146,6 @@ static void marker_test_holder_probe(void *probe_private, void *call_private,
 				     const struct marker *marker, ...);
 static void marker_test_fast_where(void *probe_private, void *call_private,
 				   const struct marker *marker, ...);
-#endif
 
 /*
  * A probe that holds its marker's probe array while another CPU replaces
@@ -163,7 +162,8 @@ struct marker_test_holder {
 	struct completion fired;
 };
 
-static struct marker_test_holder marker_test_holder __maybe_unused;
+static struct marker_test_holder marker_test_holder;
+#endif
 
 static int marker_test_init(struct kunit *test)
 {
