@@ -296,13 +296,6 @@ MATRIX = {
 			     '30-markers-fuzz',
 			     '40-markers-nomem', '50-markers-bench', '90-kmemleak',
 			     '99-markers-lockdown')),
-	# Not in make test yet: in both of its runs in make test, the
-	# directory events/markers vanished from tracefs while the events of
-	# the kernel's markers stayed registered ("a marker of the kernel has
-	# its event from boot", then perf stat's lookup of markers:sample_read),
-	# in none of 11 boots of the same kernel with nothing else running; the
-	# same case failed twice in rt before. The bug is open (README); `make
-	# test CONFIGS=clang` runs it.
 	'clang': KernelConfig(
 		name='clang',
 		description='built with clang 16 (LLVM=-16), kCFI (CONFIG_CFI_CLANG) as Android '
@@ -311,8 +304,7 @@ MATRIX = {
 		llvm='-16',
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
-		e2e_skipped=E2E_DEBUG,
-		in_make_test=False),
+		e2e_skipped=E2E_DEBUG),
 	# After the kernels that boot on x86, so that its guest, which runs
 	# alone, boots while the two that are only built build.
 	'arm64': KernelConfig(

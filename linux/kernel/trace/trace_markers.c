@@ -970,14 +970,28 @@ static struct notifier_block trace_markers_module_nb = {
 };
 #endif
 
-static __init int trace_markers_init(void)
+/*
+ * The events of the kernel's markers, added before tracefs is: as for the
+ * events of tracepoints, __trace_early_add_event_dirs() gives each its
+ * directory when tracefs comes. Added any later, an event can fall between
+ * that and the moment trace_add_event_call() starts making directories
+ * itself (eventdir_initialized, set by a work item of tracer_init_tracefs()
+ * after a sleep): it would have none, and events/markers would not be there.
+ */
+static __init int trace_markers_init_events(void)
 {
-	struct dentry *dir;
-
 	trace_markers_sync();
 #ifdef CONFIG_MODULES
 	register_module_notifier(&trace_markers_module_nb);
 #endif
+	return 0;
+}
+core_initcall(trace_markers_init_events);
+
+static __init int trace_markers_init(void)
+{
+	struct dentry *dir;
+
 	if (tracing_init_dentry())
 		return 0;
 	dir = tracefs_create_dir("markers", NULL);
