@@ -47,6 +47,19 @@ expect_write "65 characters: EINVAL" "$M/enable" \
 	"a234567890123456789012345678901234567890123456789012345678901234x" "Invalid argument"
 expect_write "a page of data: EINVAL" "$M/enable" "$(head -c 4096 /dev/zero | tr '\0' a)" \
 	"Invalid argument"
+# At the limit: "!", a name of MARKER_NAME_MAX (64) characters and a
+# newline make the longest command, 66 bytes; one byte more is refused
+# before it is read.
+N64=a234567890123456789012345678901234567890123456789012345678901234
+expect_write "65 bytes, a name of 64 and a newline: read (ENOENT)" "$M/enable" "$N64\n" \
+	"No such file or directory"
+expect_write "66 bytes, the longest command: read (ENOENT)" "$M/enable" "!$N64\n" \
+	"No such file or directory"
+expect_write "67 bytes: EINVAL" "$M/enable" " !$N64\n" "Invalid argument"
+expect_write "66 bytes of blanks around sample_read, on: read (EBUSY)" "$M/enable" \
+	"$(printf '%27s%-38s' '' sample_read)\n" "Device or resource busy"
+expect_write "67 bytes of blanks around sample_read: EINVAL" "$M/enable" \
+	"$(printf '%28s%-38s' '' sample_read)\n" "Invalid argument"
 expect_eq "no error changed anything" "$before" "$(state)"
 
 if id nobody >/dev/null 2>&1; then
