@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Installs the Debian packages the workbench needs, only when some are
 missing, and fetches into the cache what it cannot install: QEMU 10, the
-busybox of guests of another architecture."""
+busybox of guests of another architecture, Debian's kernel configs."""
 
 import re
 import shutil
@@ -151,3 +151,44 @@ def busybox(arch: settings.Arch) -> Path:
 	_unpack(debs, prefix)
 	log(f'using busybox-static:{arch.deb_arch} {fetched}')
 	return binary
+
+
+def debian_config(arch: settings.Arch, version: str, flavour: str) -> Path:
+	"""Debian's kernel config of @flavour (config.<flavour>.xz) for @arch,
+	from DEBIAN_CONFIG_PACKAGE of @version, the version of the source the
+	series applies to: the config Debian builds that very source with.
+	Fetched into the cache once, with an apt of its own, like QEMU; an
+	error if apt does not serve that version (a config of another stable
+	update may name options the source does not have)."""
+	pkg = settings.DEBIAN_CONFIG_PACKAGE
+	prefix = settings.CACHE / 'debian-config' / arch.deb_arch / version
+	config = prefix / f'config.{flavour}'
+	if config.is_file():
+		return config
+	if not is_root():
+		raise WorkbenchError(f'{config} is missing; run as root once to fetch it')
+	log(f'fetching {pkg}:{arch.deb_arch} {version} into {prefix}')
+	root = settings.CACHE / 'debian-config' / f'apt-{arch.deb_arch}'
+	source = settings.DEBIAN_CONFIG_APT_SOURCE.format(arch=arch.deb_arch)
+	run(_apt_private(root, source, 'update', arch=arch.deb_arch))
+	debs = root / 'debs'
+	shutil.rmtree(debs, ignore_errors=True)
+	debs.mkdir(parents=True)
+	try:
+		run(_apt_private(root, source, 'download', f'{pkg}:{arch.deb_arch}={version}',
+				 arch=arch.deb_arch), cwd=debs)
+	except WorkbenchError as e:
+		raise WorkbenchError(f'no {pkg}:{arch.deb_arch} {version}, the version of '
+				     f'{settings.SOURCE_PACKAGE}, from {root}/sources.list: {e}') from e
+	unpacked = root / 'unpacked'
+	_unpack(debs, unpacked)
+	xz = unpacked / f'usr/src/{pkg}/config.{flavour}.xz'
+	if not xz.is_file():
+		flavours = sorted(p.name for p in xz.parent.glob('config.*.xz'))
+		raise WorkbenchError(f'{pkg}:{arch.deb_arch} {version} has no {xz.name}; it has '
+				     + ', '.join(flavours))
+	prefix.mkdir(parents=True, exist_ok=True)
+	tmp = config.with_name(config.name + '.tmp')
+	tmp.write_text(output(['xz', '-dc', xz]) + '\n')
+	tmp.rename(config)
+	return config

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from . import settings
+from . import deps, settings
 from .settings import KernelConfig
 from .shell import WorkbenchError, log, output, run
 from .tree import Tree, git_out
@@ -34,6 +34,11 @@ class Build:
 	@property
 	def log(self) -> Path:
 		return self.dir / 'build.log'
+
+	@property
+	def modules_log(self) -> Path:
+		"""The log of the modules of KernelConfig.modules, built apart."""
+		return self.dir / 'modules.log'
 
 	def release(self) -> str:
 		return (self.dir / 'include/config/kernel.release').read_text().strip()
@@ -67,6 +72,13 @@ def _requested(fragment: str) -> Dict[str, str]:
 	return wanted
 
 
+# What a .config records of the toolchain it was made with, not a choice:
+# Debian's records Debian's build machine.
+_TOOLCHAIN_SYMBOL = re.compile(r'CONFIG_((CC|GCC|CLANG|AS|LD|LLD|RUSTC|RUSTC_LLVM|PAHOLE)_VERSION'
+			       r'|CC_VERSION_TEXT|(CC|AS|LD|PAHOLE|TOOLS)_HAS_\w+|TOOLS_SUPPORT_\w+|CC_CAN_LINK\w*'
+			       r'|RUST_IS_AVAILABLE)$')
+
+
 def _validate(build: Build, fragment: str) -> None:
 	got = {}
 	for line in (build.dir / '.config').read_text().splitlines():
@@ -74,12 +86,25 @@ def _validate(build: Build, fragment: str) -> None:
 		if m:
 			got[m.group(1)] = m.group(2)
 	dropped = [f'{k}={v} (got {got.get(k, "n")})'
-		   for k, v in _requested(fragment).items() if got.get(k, 'n') != v]
+		   for k, v in _requested(fragment).items()
+		   if got.get(k, 'n') != v and not _TOOLCHAIN_SYMBOL.match(k)]
 	if dropped:
 		raise WorkbenchError(
-			f'{build.config.name}: allnoconfig did not keep these options, '
+			f'{build.config.name}: the configuration did not keep these options, '
 			'probably unmet dependencies (see `make O=' + str(build.dir) +
 			' menuconfig`):\n  ' + '\n  '.join(dropped))
+
+
+def debian_config_text(debian: str, fragment: str) -> str:
+	"""The .config of a config that starts from Debian's (@debian, the text
+	of its config file), before `make olddefconfig`: Debian's, with
+	@fragment's options in place of Debian's. Every other option stays as
+	Debian has it, modules included: KernelConfig.modules says which of
+	them are built."""
+	wanted = _requested(fragment)
+	lines = [line for line in debian.splitlines()
+		 if not ((m := re.match(r'^(?:# )?(CONFIG_\w+)[= ]', line)) and m.group(1) in wanted)]
+	return '\n'.join(lines) + '\n# --- the fragments\n' + fragment
 
 
 def _compiler(build: Build) -> str:
@@ -118,13 +143,20 @@ def _stamp(build: Build, fragment: str) -> str:
 
 def _configure(b: Build, fragment: str, force: bool = False) -> bool:
 	"""Configures @b as allnoconfig with @fragment forced (nothing else is
-	built), unless @force is false and its .config already came from that
-	fragment; returns whether it configured. The caller records the fragment
-	once it is satisfied with the result."""
+	built), or, for a config from Debian's, with @fragment as its .config
+	(debian_config_text()) and olddefconfig, unless @force is false and
+	its .config already came from that fragment; returns whether it
+	configured. The caller records the fragment once it is satisfied with
+	the result."""
 	saved = b.dir / 'fragment.config'
 	if (not force and saved.is_file() and saved.read_text() == fragment and
 	    (b.dir / '.config').is_file()):
 		return False
+	if b.config.debian:
+		# The whole input of a config from Debian's is its .config.
+		(b.dir / '.config').write_text(fragment)
+		_make(b, 'olddefconfig', logfile=b.dir / 'config.log')
+		return True
 	allconfig = b.dir / 'allconfig.config'
 	allconfig.write_text(fragment)
 	_make(b, 'allnoconfig', logfile=b.dir / 'config.log',
@@ -143,6 +175,9 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 	bdir = build_dir(tree, config)
 	b = Build(config, tree, bdir.with_name(dirname) if dirname else bdir)
 	fragment = fragment_text(config)
+	if config.debian:
+		debian = deps.debian_config(config.arch, tree.package_version, config.debian)
+		fragment = debian_config_text(debian.read_text(), fragment)
 	stamp = _stamp(b, fragment)
 	stamp_file = b.dir / STAMP
 	if stamp_file.is_file() and stamp_file.read_text() == stamp and b.image.is_file():
@@ -157,7 +192,16 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 		(b.dir / 'fragment.config').write_text(fragment)
 
 	log(f'{config.name}: building (log: {b.log})')
-	_make(b, b.image.name, 'modules', logfile=b.log)
+	if config.modules:
+		_make(b, b.image.name, logfile=b.log)
+		# Single .ko targets: kbuild builds, checks (modpost) and links
+		# those only; modules_install installs what modules.order lists.
+		_make(b, *config.modules, logfile=b.modules_log)
+		(b.dir / 'modules.order').write_text(
+			''.join(ko.removesuffix('.ko') + '.o\n' for ko in config.modules))
+	else:
+		b.modules_log.unlink(missing_ok=True)
+		_make(b, b.image.name, 'modules', logfile=b.log)
 	shutil.rmtree(b.modroot, ignore_errors=True)
 	_make(b, 'modules_install', logfile=b.dir / 'modules_install.log',
 	      extra=(f'INSTALL_MOD_PATH={b.modroot}', 'INSTALL_MOD_STRIP=1'))
@@ -199,7 +243,7 @@ def _log_warnings(logfile: Path) -> List[str]:
 
 def warnings(b: Build) -> List[str]:
 	"""Compiler, linker and objtool warnings of the last full build."""
-	return _log_warnings(b.log)
+	return _log_warnings(b.log) + _log_warnings(b.modules_log)
 
 
 def series_objects(arch: settings.Arch) -> List[str]:

@@ -224,6 +224,16 @@ class KernelConfig:
 	# Whether `make test` runs it without CONFIGS= naming it; False only
 	# with the reason in a comment at the config.
 	in_make_test: bool = True
+	# The configuration it starts from: '' for allnoconfig; otherwise the
+	# flavour of a config that Debian ships in DEBIAN_CONFIG_PACKAGE of
+	# the source's version (config.<flavour>.xz), which kbuild.py turns
+	# into the build's (debian_config_text()): its fragments on top, and
+	# its modules dropped but those the fragments ask for.
+	debian: str = ''
+	# The modules it builds, as kbuild targets (lib/foo.ko), when not
+	# every one its configuration has: those its tests load, of a config
+	# that has thousands (Debian's).
+	modules: Tuple[str, ...] = ()
 
 
 # What the kernels with the tracing fragment run: the KUnit suites
@@ -236,6 +246,14 @@ E2E_TRACING = ('05-upstream-static-keys', '06-static-key-stress', '10-markers-tr
 	       '15-markers-ftrace', '20-markers-samples', '25-markers-out-of-tree',
 	       '30-markers-fuzz', '50-markers-bench', '99-markers-lockdown')
 E2E_DEBUG = ('40-markers-nomem', '90-kmemleak')
+
+# Of the 4000 modules of Debian's configs, those of the fragments, which
+# the tests load: the KUnit suites' modules, the benchmark, upstream's
+# static key tests, the samples.
+DISTRO_MODULES = ('kernel/tests/immediate_kunit_mod.ko', 'kernel/tests/marker_kunit_mod.ko',
+		  'lib/markers_bench/markers_bench.ko', 'lib/test_static_key_base.ko',
+		  'lib/test_static_keys.ko', 'samples/markers/marker-example.ko',
+		  'samples/markers/probe-example.ko')
 
 # The matrix of `make test`, in build order.
 MATRIX = {
@@ -305,6 +323,36 @@ MATRIX = {
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
 		e2e_skipped=E2E_DEBUG),
+	# Debian's production amd64 kernel with the series on, as a distro
+	# builder would turn it on (configs/distro.config says what differs
+	# from Debian's), booted as debug is: call depth tracking active.
+	'distro': KernelConfig(
+		name='distro',
+		description="Debian's amd64 config (linux-config-6.12), the series on, lockdep",
+		fragments=('markers', 'tracing', 'x86-tracing', 'distro'),
+		debian='amd64_none_amd64',
+		modules=DISTRO_MODULES,
+		suites=TRACING_SUITES,
+		e2e=E2E_TRACING,
+		e2e_skipped=E2E_DEBUG,
+		# Debian's kernel runs thousands of initcalls, under lockdep.
+		boot_timeout=1800,
+		cmdline=('spectre_v2=retpoline', 'retbleed=stuff'),
+		qemu_args=('-cpu', 'Skylake-Client'),
+		vulnerabilities=(('retbleed', 'Mitigation: Stuffing'),),
+		in_make_test=False),
+	# Debian's production arm64 kernel with the series on, built only:
+	# configs/distro-arm64.config says what differs besides distro.config.
+	'distro-arm64': KernelConfig(
+		name='distro-arm64',
+		description="Debian's arm64 config (linux-config-6.12), the series on, lockdep; "
+			    'built only',
+		fragments=('markers', 'tracing', 'generic', 'distro', 'distro-arm64'),
+		arch=ARM64,
+		debian='arm64_none_arm64',
+		modules=DISTRO_MODULES,
+		guests=(),
+		in_make_test=False),
 	# After the kernels that boot on x86, so that its guest, which runs
 	# alone, boots while the two that are only built build.
 	'arm64': KernelConfig(
@@ -367,6 +415,14 @@ QEMU_PACKAGES = ('qemu-system-x86', 'qemu-system-arm', 'qemu-system-common',
 # Where the busybox-static of a guest of another architecture than the
 # host's comes from (see deps.busybox()).
 BUSYBOX_APT_SOURCE = 'deb [arch={arch}] http://deb.debian.org/debian bookworm main'
+# Debian's kernel configs, one per flavour, of the version of
+# SOURCE_PACKAGE (see deps.debian_config()), from the suites that serve
+# its stable updates.
+DEBIAN_CONFIG_PACKAGE = 'linux-config-6.12'
+DEBIAN_CONFIG_APT_SOURCE = '\n'.join(
+	f'deb [arch={{arch}}] http://deb.debian.org/{path} {suite} main'
+	for path, suite in (('debian', 'bookworm'), ('debian', 'bookworm-updates'),
+			    ('debian-security', 'bookworm-security')))
 HOST_BUSYBOX = Path('/bin/busybox')
 # TCG, as there is no usable KVM here; each Arch gives the machine.
 #
