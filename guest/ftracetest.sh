@@ -3,8 +3,9 @@
 # The ftracetest phase (sourced by guest/test.sh): upstream's ftrace
 # selftests, the tree's tools/testing/selftests/ftrace, which the host puts
 # in /opt/ftracetest for the boots that run this phase: the cases of
-# settings.FTRACETEST_CASES (make-test-cases there), or every case with
-# wb.ftracetest=all (make ftracetest). Marker events are
+# settings.FTRACETEST_CASES (make-test-cases there), or with
+# wb.ftracetest=all (make ftracetest) every case but those of
+# settings.FTRACETEST_EXCLUDED (all-cases). Marker events are
 # ordinary events there: the cases that enable every event switch every
 # marker of the kernel. The results go to the host as suite "ftracetest"
 # of section ftracetest, one "ok DESCRIPTION" line per case as the
@@ -25,8 +26,8 @@ ftracetest_run() {
 	# The inter-event cases ping the loopback.
 	ip link set lo up
 	cases=$(tr '\n' ' ' < "$FTRACETEST/make-test-cases")
-	[ "$(cmdline_value wb.ftracetest)" = all ] && cases=
-	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: ${cases:-every case}"
+	[ "$(cmdline_value wb.ftracetest)" = all ] && cases=$(tr '\n' ' ' < "$FTRACETEST/all-cases")
+	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: $cases"
 	# Its KTAP result lines lose their numbers, as the end-to-end
 	# scripts send theirs (results.e2e_suite_lines() numbers them); its
 	# plan and exit status go as diagnostics, with its own (the log of

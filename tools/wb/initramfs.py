@@ -132,11 +132,16 @@ def _install_tools(root: Path, build: Build) -> List[str]:
 
 def _install_ftracetest(root: Path, build: Build) -> None:
 	"""Installs upstream's ftrace selftests in /opt/ftracetest, with the
-	list of the cases make test runs, and the host's programs they need."""
+	list of the cases make test runs (make-test-cases), that of every case
+	but settings.FTRACETEST_EXCLUDED (all-cases), and the host's programs
+	they need."""
 	dest = root / 'opt/ftracetest'
 	shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, dest)
 	(dest / 'make-test-cases').write_text(
 		''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
+	every = sorted(str(p.relative_to(dest / 'test.d')) for p in (dest / 'test.d').rglob('*.tc'))
+	(dest / 'all-cases').write_text(
+		''.join(f'test.d/{case}\n' for case in every if case not in settings.FTRACETEST_EXCLUDED))
 	for program in map(Path, settings.FTRACETEST_PROGRAMS):
 		_install_program(root, program, program.name)
 
