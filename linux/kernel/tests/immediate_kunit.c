@@ -573,10 +573,41 @@ static int imv_test_set_merged(u64 v)
 	return imv_set(imv_test_merge, (u8)v);
 }
 
+/* The same with a 2-byte site, "movw": the bypass keeps bits 16 and up. */
+static DEFINE_IMV(u16, imv_test_merge16) = 0x5aa5;
+
+#define IMV_TEST_MERGE16_HIGH	0x11220000
+
+static noinline u64 imv_test_read_merged16(void)
+{
+	u32 v;
+
+	asm volatile("movl $" __stringify(IMV_TEST_MERGE16_HIGH) ", %k0\n\t"
+		     ANNOTATE_NOENDBR
+		     "1:	movw $0, %w0\n\t"
+		     "2:\n\t"
+		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "2")
+		     : "=r" (v) : "i" (&imv_test_merge16__imv));
+	return v;
+}
+
+static u64 imv_test_plain_merged16(void)
+{
+	return IMV_TEST_MERGE16_HIGH | _imv_read(imv_test_merge16);
+}
+
+static int imv_test_set_merged16(u64 v)
+{
+	return imv_set(imv_test_merge16, (u16)v);
+}
+
 static const struct imv_test_var imv_concurrent_vars[] = {
 	{ "u8_upper_bits_live", &imv_test_merge__imv, 1,
 	  IMV_TEST_MERGE_HIGH | 0x5a, IMV_TEST_MERGE_HIGH | 0xa5,
 	  imv_test_read_merged, imv_test_plain_merged, imv_test_set_merged },
+	{ "u16_upper_bits_live", &imv_test_merge16__imv, 2,
+	  IMV_TEST_MERGE16_HIGH | 0x5aa5, IMV_TEST_MERGE16_HIGH | 0xa55a,
+	  imv_test_read_merged16, imv_test_plain_merged16, imv_test_set_merged16 },
 	{ "u32", &imv_test_u32__imv, 4, 0x11223344, 0xeeddccbb,
 	  imv_test_read_u32, imv_test_plain_u32, imv_test_set_u32 },
 	{ "u64", &imv_test_u64__imv, 8, 0x0102030405060708ULL, 0xfefdfcfbfaf9f8f7ULL,
