@@ -150,6 +150,24 @@ expect_eq "mev_anon: fields arg0 and arg1" "int arg0;int arg1;" \
 	"$(sed -n 's/^\tfield:\(int arg[01];\).*/\1/p' "$E/mev_anon/format" | tr -d '\n')"
 expect_eq "mev_anon: one record" 1 "$(count mev_anon anon)"
 expect "mev_anon: printed with its format" grep -q "mev_anon: 1:2$" "$T/trace"
+
+# Fields that need padding, signed ones, and "%%": after the header (8
+# bytes), a char at 8, an s64 aligned to 16, an int (%hd travels as one)
+# at 24, a string's __data_loc at 28, a long aligned to 32, __cut at 40.
+fields=$(grep -o 'field:[^;]*;.offset:[0-9]*;.size:[0-9]*;.signed:[01]' "$E/mev_pad/format" |
+	sed 's/^field://; s/;.offset:/ /; s/;.size:/ /; s/;.signed:/ /' | tail -n +5 | tr '\n' ',')
+expect_eq "mev_pad: fields padded to their alignment" \
+	"char c 8 1 1,s64 big 16 8 1,int h 24 4 1,__data_loc char[] s 28 4 0,long neg 32 8 1,unsigned char __cut 40 1 0," \
+	"$fields"
+expect_eq "mev_pad: one record" 1 "$(count mev_pad pad)"
+expect "mev_pad: printed with its format, %% as %" \
+	grep -q "mev_pad: c Z big -1099511627779 h -1234 s pad neg -5 pct % end$" "$T/trace"
+expect_write "mev_pad: filter 'neg == -5 && big < -1099511627778'" "$E/mev_pad/filter" \
+	'neg == -5 && big < -1099511627778' ok
+expect_eq "mev_pad: the negative values pass it" 1 "$(count mev_pad pad)"
+expect_write "mev_pad: filter 'neg > -5'" "$E/mev_pad/filter" 'neg > -5' ok
+expect_eq "mev_pad: -5 does not pass 'neg > -5'" 0 "$(count mev_pad pad)"
+echo 0 > "$E/mev_pad/filter"
 expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
 expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
 
@@ -244,11 +262,17 @@ if has_tool bpftrace; then
 		"@below: 4," \
 		"$(bpftrace_maps 'tracepoint:markers:mev_hit /args->val < -5/ { @below = count(); }' \
 			/tmp/hit10.sh)"
+	printf 'echo pad > %s\n' "$P" > /tmp/pad.sh
+	expect_eq "bpftrace reads the padded fields of mev_pad at the offsets of its format" \
+		"@big: -1099511627779,@c: 90,@h: -1234,@neg: -5," \
+		"$(bpftrace_maps 'tracepoint:markers:mev_pad { @big = sum(args->big); @c = sum(args->c); @h = sum(args->h); @neg = sum(args->neg); }' \
+			/tmp/pad.sh | tr ',' '\n' | sort | tr '\n' ,)"
 else
 	skip_without bpftrace "bpftrace -l lists the marker events of the module" \
 		"bpftrace -lv shows the typed fields of mev_hit" \
 		"bpftrace: big summed per name string over 10 hits" \
-		"bpftrace: a predicate on a signed int field lets 4 of 10 hits through"
+		"bpftrace: a predicate on a signed int field lets 4 of 10 hits through" \
+		"bpftrace reads the padded fields of mev_pad at the offsets of its format"
 fi
 expect "no probe left on mev_hit after perf, BPF and bpftrace" \
 	sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"

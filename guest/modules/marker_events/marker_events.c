@@ -11,6 +11,8 @@
  *   strlen N	one hit of mev_str with a string of N characters (N <= MEV_LONG)
  *   noargs N	N hits of mev_noargs
  *   anon	one hit of mev_anon (fields without words: arg0, arg1)
+ *   pad	one hit of mev_pad, whose fields need padding: c 'Z',
+ *		big -(1 << 40) - 3, h -1234, s "pad", neg -5, and a "%%"
  *   refused	one hit of mev_refused, whose format has no event
  */
 
@@ -48,6 +50,12 @@ static noinline void mev_fire_anon(void)
 	MARK(mev_anon, "%d:%d", 1, 2);
 }
 
+static noinline void mev_fire_pad(void)
+{
+	MARK(mev_pad, "c %c big %lld h %hd s %s neg %ld pct %% end", 'Z',
+	     -(1LL << 40) - 3, (short)-1234, "pad", -5L);
+}
+
 static noinline void mev_fire_refused(void)
 {
 	static const u8 addr[4] = { 10, 0, 2, 15 };
@@ -83,6 +91,8 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 			mev_fire_noargs();
 	} else if (!strcmp(arg, "anon")) {
 		mev_fire_anon();
+	} else if (!strcmp(arg, "pad")) {
+		mev_fire_pad();
 	} else if (!strcmp(arg, "refused")) {
 		mev_fire_refused();
 	} else {
