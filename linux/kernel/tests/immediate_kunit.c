@@ -672,7 +672,7 @@ static void imv_patcher_bad_sites(struct kunit *test)
 	static u8 not_text[2] = { 0xb0, 0x01 };
 	struct poke_sites_stats before, after;
 	struct poke_site pokes[2] = {};
-	struct imv_site site;
+	struct imv_site site, site64;
 
 	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u8__imv, &site, 1), 1);
 	poke_sites_get_stats(&before);
@@ -696,10 +696,27 @@ static void imv_patcher_bad_sites(struct kunit *test)
 	memcpy(pokes[0].new, site.insn, site.len);
 	pokes[0].old[site.len - 1] ^= 0xff;
 	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 1), -EINVAL);
-	/* Overlapping sites. */
+	/* Overlapping sites: the same one twice. */
 	pokes[0].old[site.len - 1] ^= 0xff;
 	pokes[1] = pokes[0];
 	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 2), -EINVAL);
+	/*
+	 * And a site inside another: the bytes of a 64-bit "mov $imm"
+	 * (REX.W b8+r imm64) from its second on are a 32-bit one (b8+r
+	 * imm32), which the text holds, so that only the overlap is wrong.
+	 */
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u64__imv, &site64, 1), 1);
+	KUNIT_ASSERT_EQ(test, site64.len, 10);
+	pokes[0] = (struct poke_site){ .addr = site64.insn, .len = site64.len };
+	memcpy(pokes[0].old, site64.insn, site64.len);
+	memcpy(pokes[0].new, site64.insn, site64.len);
+	pokes[0].new[site64.len - 1] ^= 0xff;
+	pokes[1] = (struct poke_site){ .addr = site64.insn + 1, .len = 5 };
+	memcpy(pokes[1].old, site64.insn + 1, 5);
+	memcpy(pokes[1].new, site64.insn + 1, 5);
+	pokes[1].new[4] ^= 0xff;
+	KUNIT_EXPECT_EQ(test, poke_sites_apply(pokes, 2), -EINVAL);
+	KUNIT_EXPECT_EQ(test, memcmp(site64.insn, pokes[0].old, site64.len), 0);
 
 	cpus_read_unlock();
 	poke_sites_get_stats(&after);
