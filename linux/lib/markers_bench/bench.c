@@ -517,6 +517,13 @@ static int bench_spin(void *data)
 		 * kprobe optimizer waits for one holding text_mutex.
 		 */
 		rcu_tasks_qs(current, false);
+		/*
+		 * Where preemption is voluntary (PREEMPT_VOLUNTARY, as
+		 * distributions build and boot their kernels), the CPU is only
+		 * given up here: stop_machine() of the rows that switch under
+		 * it waits for this CPU's stopper. Its time is a gap above.
+		 */
+		cond_resched();
 	}
 	return 0;
 }
