@@ -25,7 +25,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -169,6 +169,8 @@ class GuestRun:
 	cases: List[Case]
 	seconds: float
 	stalled_by: str = ''
+	# What it said of the config's vulnerabilities= files, by name.
+	vulnerabilities: Dict[str, str] = field(default_factory=dict)
 
 
 def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
@@ -200,8 +202,9 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	cases.append(Case(f'{what}: console has no WARNING, BUG, Oops, lockdep or KASAN report',
 			  not splats, '\n'.join(splats[:50])))
 	reported = results.channel_vulnerabilities(text)
+	vulnerabilities = {}
 	for name, expected in config.vulnerabilities:
-		got = reported.get(name, '(not reported)')
+		got = vulnerabilities[name] = reported.get(name, '(not reported)')
 		cases.append(Case(f'{what}: vulnerabilities/{name} says "{expected}"',
 				  got.startswith(expected), f'it says "{got}"'))
 	try:
@@ -210,7 +213,8 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	except Exception:	# a bug of the workbench must not lose the other results
 		cases.append(Case(f'{what}: the host could check what the guest reported', False,
 				  traceback.format_exc()))
-	return GuestRun(results.split_channel(text), cases, guest.seconds, guest.stalled_by)
+	return GuestRun(results.split_channel(text), cases, guest.seconds, guest.stalled_by,
+			vulnerabilities)
 
 
 def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
@@ -241,6 +245,8 @@ class ConfigRun:
 	guests: List[concurrent.futures.Future] = field(default_factory=list)
 	build_seconds: float = 0.0	# building and host checks
 	guest_seconds: float = 0.0	# guests, added up
+	# What its guests said of its vulnerabilities= files, for the summary.
+	vulnerabilities: List[str] = field(default_factory=list)
 
 
 def build_and_check(p: Prepared, config: settings.KernelConfig,
@@ -291,6 +297,9 @@ def finish_config(kunit_py: Path, run: ConfigRun) -> Counts:
 		try:
 			guests = [future.result() for future in run.guests]
 			run.guest_seconds = sum(guest.seconds for guest in guests)
+			run.vulnerabilities = [f'guest {i + 1}: {name}: {said}'
+					       for i, guest in enumerate(guests)
+					       for name, said in guest.vulnerabilities.items()]
 			guest_counts, cases = guest_cases(kunit_py, run.config, run.outdir, guests)
 			counts.add(guest_counts)
 			run.cases += cases
@@ -343,6 +352,8 @@ def cmd_test(args) -> Status:
 			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
 				f'{counts.skipped} skipped; build and checks {run.build_seconds:.0f} s, '
 				f'guests {run.guest_seconds:.0f} s')
+			if run.vulnerabilities:
+				line += '; ' + ', '.join(run.vulnerabilities)
 			log(line)
 			summary.append(line)
 			total.add(counts)
