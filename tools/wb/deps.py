@@ -54,6 +54,17 @@ def _apt_private(root: Path, source: str, *args: str, arch: str = '') -> list:
 		'-o', f'Dir::Cache={root}/cache', '-o', 'APT::Sandbox::User=root', *foreign, *args]
 
 
+def _apt_download(root: Path, source: str, packages: Sequence[str], arch: str = '') -> Path:
+	"""Downloads @packages with the apt of @root and @source (_apt_private())
+	into @root/debs, emptied first, and returns that directory."""
+	run(_apt_private(root, source, 'update', arch=arch))
+	debs = root / 'debs'
+	shutil.rmtree(debs, ignore_errors=True)
+	debs.mkdir(parents=True)
+	run(_apt_private(root, source, 'download', *packages, arch=arch), cwd=debs)
+	return debs
+
+
 def _unpack(debs: Path, dest: Path) -> None:
 	"""Unpacks every package of @debs into @dest, which it replaces."""
 	tmp = dest.with_name(dest.name + '.tmp')
@@ -93,14 +104,8 @@ def ensure_qemu() -> Path:
 				     'run as root once to fetch them')
 	log(f'fetching QEMU ({", ".join(missing)} missing) from {settings.QEMU_APT_SOURCE} '
 	    f'into {prefix}')
-	root = settings.CACHE / 'apt'
-	run(_apt_private(root, settings.QEMU_APT_SOURCE, 'update'))
-	debs = root / 'debs'
-	shutil.rmtree(debs, ignore_errors=True)
-	debs.mkdir(parents=True)
-	run(_apt_private(root, settings.QEMU_APT_SOURCE, 'download',
-			 *(f'{p}/{settings.QEMU_APT_RELEASE}' for p in settings.QEMU_PACKAGES)),
-	    cwd=debs)
+	debs = _apt_download(settings.CACHE / 'apt', settings.QEMU_APT_SOURCE,
+			     [f'{p}/{settings.QEMU_APT_RELEASE}' for p in settings.QEMU_PACKAGES])
 	_unpack(debs, prefix)
 	for arch in _booted_archs():
 		version = output([prefix / 'usr/bin' / arch.qemu_binary, '--version'])
@@ -131,13 +136,8 @@ def busybox(arch: settings.Arch) -> Path:
 		raise WorkbenchError(f'{binary} is missing; run as root once to fetch it')
 	source = settings.BUSYBOX_APT_SOURCE.format(arch=arch.deb_arch)
 	log(f'fetching busybox-static:{arch.deb_arch} from {source} into {prefix}')
-	root = settings.CACHE / 'busybox' / f'apt-{arch.deb_arch}'
-	run(_apt_private(root, source, 'update', arch=arch.deb_arch))
-	debs = root / 'debs'
-	shutil.rmtree(debs, ignore_errors=True)
-	debs.mkdir(parents=True)
-	run(_apt_private(root, source, 'download', f'busybox-static:{arch.deb_arch}',
-			 arch=arch.deb_arch), cwd=debs)
+	debs = _apt_download(settings.CACHE / 'busybox' / f'apt-{arch.deb_arch}', source,
+			     [f'busybox-static:{arch.deb_arch}'], arch=arch.deb_arch)
 	deb = next(debs.glob('*.deb'), None)
 	if not deb:
 		raise WorkbenchError(f'apt-get download left no busybox-static in {debs}')
@@ -170,13 +170,9 @@ def debian_config(arch: settings.Arch, version: str, flavour: str) -> Path:
 	log(f'fetching {pkg}:{arch.deb_arch} {version} into {prefix}')
 	root = settings.CACHE / 'debian-config' / f'apt-{arch.deb_arch}'
 	source = settings.DEBIAN_CONFIG_APT_SOURCE.format(arch=arch.deb_arch)
-	run(_apt_private(root, source, 'update', arch=arch.deb_arch))
-	debs = root / 'debs'
-	shutil.rmtree(debs, ignore_errors=True)
-	debs.mkdir(parents=True)
 	try:
-		run(_apt_private(root, source, 'download', f'{pkg}:{arch.deb_arch}={version}',
-				 arch=arch.deb_arch), cwd=debs)
+		debs = _apt_download(root, source, [f'{pkg}:{arch.deb_arch}={version}'],
+				     arch=arch.deb_arch)
 	except WorkbenchError as e:
 		raise WorkbenchError(f'no {pkg}:{arch.deb_arch} {version}, the version of '
 				     f'{settings.SOURCE_PACKAGE}, from {root}/sources.list: {e}') from e
