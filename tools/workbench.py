@@ -395,8 +395,9 @@ def cmd_run(args) -> Status:
 
 
 def cmd_ftracetest(args) -> Status:
-	"""Upstream's ftrace selftests, every case, in one boot of the kernel
-	whose make test runs some of them (settings.FTRACETEST_CASES)."""
+	"""Upstream's ftrace selftests, every case, in the kernel whose make
+	test runs some of them (settings.FTRACETEST_CASES): the cases dealt
+	round-robin to settings.PARALLEL_GUESTS boots that run side by side."""
 	start = time.monotonic()
 	p = prepare(install=not args.no_install)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
@@ -406,9 +407,16 @@ def cmd_ftracetest(args) -> Status:
 	outdir = settings.OUT / 'ftracetest'
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
-	guest = boot_guest(p, build, initramfs.make(build), outdir, (settings.FTRACETEST_PHASE,),
-			   0, ('wb.ftracetest=all',), settings.FTRACETEST_ALL_TIMEOUT)
-	counts, cases = guest_cases(kunit_py, config, outdir, [guest])
+	initrd = initramfs.make(build)
+	shares = settings.PARALLEL_GUESTS
+	with concurrent.futures.ThreadPoolExecutor(shares) as pool:
+		runs = [pool.submit(boot_guest, p, build, initrd, outdir,
+				    (settings.FTRACETEST_PHASE,), i,
+				    ('wb.ftracetest=all', f'wb.ftracetest_share={i}/{shares}'),
+				    settings.FTRACETEST_ALL_TIMEOUT)
+			for i in range(shares)]
+		guests = [run.result() for run in runs]
+	counts, cases = guest_cases(kunit_py, config, outdir, guests)
 	counts.add(results.parse(kunit_py, write_host_ktap(
 		outdir / 'host.ktap', [(f'{config.name}_ftracetest_checks', cases)])))
 	for line in counts.skips + [f'FAILED: {f}' for f in counts.failures]:
@@ -416,7 +424,8 @@ def cmd_ftracetest(args) -> Status:
 	for case in cases:
 		if not case.ok:
 			print(f'WHY: {case.name}\n    ' + '\n    '.join(case.diagnostic.splitlines()[:6]))
-	print(f'make ftracetest took {time.monotonic() - start:.0f} s; {counts.skipped} skipped; '
+	print(f'make ftracetest took {time.monotonic() - start:.0f} s ({shares} guests, each '
+	      f'{", ".join(f"{g.seconds:.0f} s" for g in guests)}); {counts.skipped} skipped; '
 	      f'logs in {outdir}\n{counts.passed} passed, {counts.failed} failed', flush=True)
 	return Status.SUCCESS if counts.failed == 0 and counts.passed > 0 else Status.FAILURE
 

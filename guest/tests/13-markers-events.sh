@@ -168,6 +168,22 @@ expect_eq "mev_pad: the negative values pass it" 1 "$(count mev_pad pad)"
 expect_write "mev_pad: filter 'neg > -5'" "$E/mev_pad/filter" 'neg > -5' ok
 expect_eq "mev_pad: -5 does not pass 'neg > -5'" 0 "$(count mev_pad pad)"
 echo 0 > "$E/mev_pad/filter"
+# Every conversion, flag and length modifier the format parser takes,
+# printed from the record as vsnprintf() prints the format with the
+# arguments of the site: the module printed each so at "conv" and gives
+# them back, "NAME: text", when its file is read.
+conv="mev_conv_int mev_conv_long mev_conv_flags mev_conv_ptr"
+echo > "$T/trace"
+for e in $conv; do echo 1 > "$E/$e/enable"; done
+fire conv
+for e in $conv; do echo 0 > "$E/$e/enable"; done
+expect_eq "conv: vsnprintf()'s line of each marker" "$conv" \
+	"$(cut -d: -f1 "$P" | tr '\n' ' ' | sed 's/ $//')"
+for e in $conv; do
+	expect_eq "$e: printed as vsnprintf() prints its format" \
+		"$(grep "^$e: " "$P")" "$(grep -o " $e: .*\$" "$T/trace" | cut -c2-)"
+done
+diag "conv: $(cat "$P")"
 expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
 expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
 

@@ -14,10 +14,16 @@
  *   pad	one hit of mev_pad, whose fields need padding: c 'Z',
  *		big -(1 << 40) - 3, h -1234, s "pad", neg -5, and a "%%"
  *   refused	one hit of mev_refused, whose format has no event
+ *   conv	one hit of each mev_conv_* marker, which together use every
+ *		conversion, flag and length modifier marker_format_parse()
+ *		takes; reading /proc/marker-events then gives, one line per
+ *		marker, "NAME: " and what vsnprintf() makes of its format and
+ *		arguments: what the trace must print of its record
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/marker.h>
 #include <linux/module.h>
@@ -28,6 +34,27 @@
 #define MEV_LONG	300
 
 static char mev_long[MEV_LONG + 1];
+
+/* What vsnprintf() printed of the formats of the last "conv". */
+static char mev_conv_expected[1024];
+static size_t mev_conv_len;
+
+static __printf(1, 2) void mev_conv_expect(const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	mev_conv_len += vscnprintf(mev_conv_expected + mev_conv_len,
+				   sizeof(mev_conv_expected) - mev_conv_len, fmt, args);
+	va_end(args);
+}
+
+/* A marker, and the line the trace must show of its hit. */
+#define MEV_CONV(name, format, ...)					\
+	do {								\
+		MARK(name, format, __VA_ARGS__);			\
+		mev_conv_expect(#name ": " format "\n", __VA_ARGS__);	\
+	} while (0)
 
 static noinline void mev_fire(unsigned int i)
 {
@@ -63,6 +90,28 @@ static noinline void mev_fire_refused(void)
 	MARK(mev_refused, "addr %pI4", addr);
 }
 
+static noinline void mev_fire_conv(void)
+{
+	void *fn = mev_fire_conv;
+
+	mev_conv_len = 0;
+	/* An int travels whole: %hd and %hhu narrow it when printed. */
+	MEV_CONV(mev_conv_int, "d %d i %i u %u x %x X %X o %o hd %hd hhu %hhu",
+		 -42, 7, 4000000000U, 0xbeef, 0xbeef, 0755, 70000, 0x1ff);
+	MEV_CONV(mev_conv_long, "ld %ld lu %lu lx %lx zu %zu zd %zd lld %lld llu %llu llx %llx",
+		 -5000000000L, ULONG_MAX, 0xdeadbeefcafeUL, (size_t)12345,
+		 (ssize_t)-12345, LLONG_MIN, ULLONG_MAX, 0x123456789abcdefULL);
+	MEV_CONV(mev_conv_flags, "w [%-8lx] q [%.3s] z [%08x] p [%+d] s [% d] a [%#x] o [%#o] c [%3c]",
+		 0xabcUL, "abcdef", 0x1f, 5, 6, 0xff, 8, 'q');
+	MEV_CONV(mev_conv_ptr, "p %p px %px pS %pS pSR %pSR ps %ps pK %pK pB %pB",
+		 fn, fn, fn, fn, fn, fn, fn);
+}
+
+static ssize_t mev_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	return simple_read_from_buffer(ubuf, count, ppos, mev_conv_expected, mev_conv_len);
+}
+
 static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t count,
 			 loff_t *ppos)
 {
@@ -95,6 +144,8 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 		mev_fire_pad();
 	} else if (!strcmp(arg, "refused")) {
 		mev_fire_refused();
+	} else if (!strcmp(arg, "conv")) {
+		mev_fire_conv();
 	} else {
 		return -EINVAL;
 	}
@@ -102,13 +153,14 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 }
 
 static const struct proc_ops mev_proc_ops = {
+	.proc_read = mev_read,
 	.proc_write = mev_write,
 };
 
 static int __init mev_init(void)
 {
 	memset(mev_long, 'x', MEV_LONG);
-	if (!proc_create("marker-events", 0200, NULL, &mev_proc_ops))
+	if (!proc_create("marker-events", 0600, NULL, &mev_proc_ops))
 		return -ENOMEM;
 	return 0;
 }

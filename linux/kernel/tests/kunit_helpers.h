@@ -91,14 +91,16 @@ static inline void *kunit_failing_alloc(size_t size)
 /*
  * The patcher's counters since boot; all 0 without one: the points written
  * (a site's slot and mov on x86-64, its slot on arm64, a recorded call),
- * the batches, their sync rounds (rounds of IPIs), and the hits of the
- * int3 bypass (x86-64).
+ * the batches, their sync rounds (rounds of IPIs), the hits of the int3
+ * bypass (x86-64), and the instructions written since the last sync round
+ * began (arm64: 0 between switches, if each batch syncs after its writes).
  */
 struct kunit_poke_counts {
 	unsigned long sites;
 	unsigned long batches;
 	unsigned long sync_rounds;
 	unsigned long bypass_hits;
+	unsigned long unsynced;
 };
 
 #ifdef CONFIG_IMMEDIATE
@@ -148,6 +150,7 @@ static inline struct kunit_poke_counts kunit_poke_counts(void)
 		.sites = stats.insns,
 		.batches = stats.batches,
 		.sync_rounds = stats.syncs,
+		.unsynced = stats.unsynced,
 	};
 }
 

@@ -51,6 +51,7 @@ void marker_arch_get_stats(struct marker_arch_stats *stats)
 	stats->batches = READ_ONCE(marker_stats.batches);
 	stats->insns = READ_ONCE(marker_stats.insns);
 	stats->syncs = READ_ONCE(marker_stats.syncs);
+	stats->unsynced = READ_ONCE(marker_stats.unsynced);
 }
 EXPORT_SYMBOL_GPL(marker_arch_get_stats);
 
@@ -140,10 +141,31 @@ static bool marker_call_write(const struct marker_call_change *change,
 	       le32_to_cpu(*w->addr) == w->old;
 }
 
+/* Writes one instruction of a batch; its round of IPIs is still to come. */
+static int marker_insn_write(u32 *addr, u32 insn)
+{
+	int ret = aarch64_insn_patch_text_nosync(addr, insn);
+
+	if (!ret)
+		WRITE_ONCE(marker_stats.unsynced, marker_stats.unsynced + 1);
+	return ret;
+}
+
+/*
+ * The round of IPIs of a batch: each CPU takes an exception, which
+ * discards the old instructions it may have fetched. Every write of the
+ * batch must come before it.
+ */
+static void marker_sync_cpus(void)
+{
+	kick_all_cpus_sync();
+	WRITE_ONCE(marker_stats.syncs, marker_stats.syncs + 1);
+	WRITE_ONCE(marker_stats.unsynced, 0);
+}
+
 /*
  * Writes @writes in order; on a failure, puts back those written. Then one
- * round of IPIs: each CPU takes an exception, which discards the old
- * instructions it may have fetched.
+ * round of IPIs.
  */
 static int marker_insns_apply(struct marker_insn_write *writes, unsigned int n)
 {
@@ -151,12 +173,11 @@ static int marker_insns_apply(struct marker_insn_write *writes, unsigned int n)
 	int ret = 0;
 
 	for (i = 0; i < n && !ret; i++)
-		ret = aarch64_insn_patch_text_nosync(writes[i].addr, writes[i].new);
+		ret = marker_insn_write(writes[i].addr, writes[i].new);
 	if (ret)
 		while (--i > 0)
-			aarch64_insn_patch_text_nosync(writes[i - 1].addr, writes[i - 1].old);
-	kick_all_cpus_sync();
-	WRITE_ONCE(marker_stats.syncs, marker_stats.syncs + 1);
+			marker_insn_write(writes[i - 1].addr, writes[i - 1].old);
+	marker_sync_cpus();
 	if (!ret) {
 		WRITE_ONCE(marker_stats.batches, marker_stats.batches + 1);
 		WRITE_ONCE(marker_stats.insns, marker_stats.insns + n);

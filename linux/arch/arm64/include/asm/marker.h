@@ -76,11 +76,15 @@ static __always_inline void arch_marker_record_call(struct marker *marker)
  * @batches: switches that wrote instructions
  * @insns: instructions written
  * @syncs: rounds of IPIs that made every CPU see them
+ * @unsynced: instructions written since the last round of IPIs began; 0
+ *	whenever no switch is under way, as every write comes before the
+ *	round of its batch
  */
 struct marker_arch_stats {
 	unsigned long batches;
 	unsigned long insns;
 	unsigned long syncs;
+	unsigned long unsynced;
 };
 
 void marker_arch_get_stats(struct marker_arch_stats *stats);
