@@ -89,6 +89,9 @@ FTRACETEST_SKIPS = {
 	'Generic dynamic event - add/remove probes with BTF arguments':
 		'needs the kernel\'s BTF (CONFIG_DEBUG_INFO_BTF): the matrix builds no debug '
 		'info, which would cost each build minutes',
+	'Test failure of registering kprobe on non unique symbol':
+		'needs two local functions named name_show in /proc/kallsyms; the debug '
+		'kernel, allnoconfig plus fragments, has at most one',
 }
 # Cases that `make ftracetest` does not run, by path under test.d: they
 # crash the kernel without the series too, a bug of 6.12.y's own.
