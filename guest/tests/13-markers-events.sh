@@ -177,13 +177,15 @@ echo > "$T/trace"
 for e in $conv; do echo 1 > "$E/$e/enable"; done
 fire conv
 for e in $conv; do echo 0 > "$E/$e/enable"; done
+printed=$(cat "$P")
 expect_eq "conv: vsnprintf()'s line of each marker" "$conv" \
-	"$(cut -d: -f1 "$P" | tr '\n' ' ' | sed 's/ $//')"
+	"$(printf '%s\n' "$printed" | cut -d: -f1 | tr '\n' ' ' | sed 's/ $//')"
 for e in $conv; do
 	expect_eq "$e: printed as vsnprintf() prints its format" \
-		"$(grep "^$e: " "$P")" "$(grep -o " $e: .*\$" "$T/trace" | cut -c2-)"
+		"$(printf '%s\n' "$printed" | grep "^$e: ")" \
+		"$(grep -o " $e: .*\$" "$T/trace" | cut -c2-)"
 done
-diag "conv: $(cat "$P")"
+diag "conv: $printed"
 expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
 expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
 
