@@ -988,10 +988,12 @@ static void marker_test_expect_calls(struct kunit *test, const char *name, void 
 	for (i = 0; i < min_t(int, n, ARRAY_SIZE(calls)); i++) {
 		u8 *call = calls[i];
 		void *to = call + CALL_INSN_SIZE + get_unaligned((s32 *)(call + 1));
+		/* Call depth tracking leaves the calls of init text plain. */
+		void *want = init_section_contains(call, 1) ? fn : dest;
 
 		KUNIT_EXPECT_EQ(test, call[0], CALL_INSN_OPCODE);
-		KUNIT_EXPECT_PTR_EQ_MSG(test, to, dest, "%s: call at %pS goes to %ps, not %ps",
-					name, call, to, fn);
+		KUNIT_EXPECT_PTR_EQ_MSG(test, to, want, "%s: call at %pS goes to %pS, not %pS",
+					name, call, to, want);
 	}
 }
 #elif defined(CONFIG_MARKER_SITES)

@@ -11,10 +11,12 @@
 #include <linux/immediate.h>
 #include <linux/marker.h>
 #include <linux/memory.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
 
 #include <asm/alternative.h>
+#include <asm/sections.h>
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
@@ -92,13 +94,31 @@ static int marker_slot_poke(const struct marker_site_change *change,
 }
 
 /*
+ * Whether @insn is in init text, of the kernel or of a module: call depth
+ * tracking sends only the calls of core text through accounting thunks.
+ */
+static bool marker_call_in_init_text(const u8 *insn)
+{
+	unsigned long addr = (unsigned long)insn;
+	struct module *mod;
+
+	if (is_kernel_inittext(addr))
+		return true;
+	guard(preempt)();
+	mod = __module_address(addr);
+	return mod && within_module_init(addr, mod);
+}
+
+/*
  * "call @target" at @insn, as the kernel runs it: with call depth tracking,
- * through the accounting thunk of @target, which the translation may write.
+ * through the accounting thunk of @target, which the translation may write,
+ * unless @insn is in init text, whose calls callthunks leaves as they are.
  * Called under text_mutex, as static calls translate theirs.
  */
 static void marker_call_bytes(const u8 *insn, void *target, u8 *bytes)
 {
-	void *dest = callthunks_translate_call_dest(target);
+	void *dest = marker_call_in_init_text(insn) ? target :
+		     callthunks_translate_call_dest(target);
 	s32 rel = (long)dest - (long)(insn + MARKER_CALL_LEN);
 
 	bytes[0] = CALL_INSN_OPCODE;
