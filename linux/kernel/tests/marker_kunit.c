@@ -1132,49 +1132,82 @@ static void marker_test_removal_desc(const struct marker_test_removal *r, char *
 KUNIT_ARRAY_PARAM(marker_test_removal, marker_test_removals, marker_test_removal_desc);
 
 /*
- * Removing a probe cannot fail for want of memory, whatever its calls go
- * to: with each allocation of the removal failing in turn, it returns 0,
- * and after marker_synchronize_unregister() the site calls each probe
- * left once per hit and the removed one never. The calls that go back to
- * the iterator without memory (marker_entry_retreat_calls()) are only the
- * live ones: after boot, marker_test_init's call in freed init text is
- * not touched.
+ * One removal of @r on @name, with allocation @nth of it failing: it
+ * returns 0, and after marker_synchronize_unregister() the site calls each
+ * probe left once per hit and the removed one never. Returns the points
+ * the removal wrote; @failed says whether allocation @nth came.
  */
-static void marker_removal_nomem(struct kunit *test)
+static unsigned long marker_test_remove_nomem(struct kunit *test,
+					      const struct marker_test_removal *r,
+					      const char *name, void (*fire)(int value),
+					      unsigned int nth, bool *failed)
 {
-	const struct marker_test_removal *r = test->param_value;
 	struct marker_test_probe *p[] = { &marker_test_p1, &marker_test_p2, &marker_test_p3 };
-	void (*fire)(int value) = r->init ? marker_test_fire_core : marker_test_fire_basic;
-	const char *name = r->init ? "marker_test_init" : "marker_test_basic";
-	unsigned int i, n = strlen(r->kinds), nth;
-	bool fast[ARRAY_SIZE(p)], failed;
+	unsigned int i, n = strlen(r->kinds);
+	bool fast[ARRAY_SIZE(p)];
+	unsigned long points;
 	int ret;
 
 	for (i = 0; i < n; i++)
 		fast[i] = r->kinds[i] == 'f';
-	for (nth = 1; ; nth++) {
-		for (i = 0; i < n; i++)
-			KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast[i], p[i]), 0);
-		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
-		kunit_fail_nth_alloc(nth);
-		ret = marker_test_disconnect(name, fast[r->remove], p[r->remove]);
-		kunit_deactivate_static_stub(test, marker_alloc);
-		failed = kunit_nth_alloc_failed();
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast[i], p[i]), 0);
+	kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
+	kunit_fail_nth_alloc(nth);
+	points = kunit_poke_counts().sites;
+	ret = marker_test_disconnect(name, fast[r->remove], p[r->remove]);
+	points = kunit_poke_counts().sites - points;
+	kunit_deactivate_static_stub(test, marker_alloc);
+	*failed = kunit_nth_alloc_failed();
 
-		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "allocation %u failing", nth);
-		KUNIT_EXPECT_EQ_MSG(test, marker_test_nr_probes(test, name), n - 1,
-				    "allocation %u failing", nth);
-		marker_synchronize_unregister();
-		for (i = 0; i < n; i++)
-			atomic_set(&p[i]->calls, 0);
-		fire(nth);
-		for (i = 0; i < n; i++)
-			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i]->calls), i != r->remove,
-					    "probe %u, allocation %u failing", i, nth);
-		for (i = 0; i < n; i++) {
-			if (i == r->remove)
-				continue;
-			KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast[i], p[i]), 0);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "%s, allocation %u failing", name, nth);
+	KUNIT_EXPECT_EQ_MSG(test, marker_test_nr_probes(test, name), n - 1,
+			    "%s, allocation %u failing", name, nth);
+	marker_synchronize_unregister();
+	for (i = 0; i < n; i++)
+		atomic_set(&p[i]->calls, 0);
+	fire(nth);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i]->calls), i != r->remove,
+				    "%s, probe %u, allocation %u failing", name, i, nth);
+	for (i = 0; i < n; i++) {
+		if (i == r->remove)
+			continue;
+		KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast[i], p[i]), 0);
+	}
+	return points;
+}
+
+/*
+ * Removing a probe cannot fail for want of memory, whatever its calls go
+ * to: with each allocation of the removal failing in turn, it returns 0,
+ * and the probes left are called, the removed one never. The calls that
+ * go back to the iterator without memory (marker_entry_retreat_calls())
+ * are only the live ones: after boot, marker_test_init's call in freed
+ * init text is not written, so each removal on marker_test_init (one live
+ * site) writes as many points as the same removal on marker_test_basic
+ * (one site).
+ */
+static void marker_removal_nomem(struct kunit *test)
+{
+	const struct marker_test_removal *r = test->param_value;
+	void (*fire)(int value) = r->init ? marker_test_fire_core : marker_test_fire_basic;
+	const char *name = r->init ? "marker_test_init" : "marker_test_basic";
+	bool freed = r->init && system_state >= SYSTEM_FREEING_INITMEM;
+	unsigned long points, expected;
+	bool failed, basic_failed;
+	unsigned int nth;
+
+	for (nth = 1; ; nth++) {
+		points = marker_test_remove_nomem(test, r, name, fire, nth, &failed);
+		if (freed) {
+			expected = marker_test_remove_nomem(test, r, "marker_test_basic",
+							    marker_test_fire_basic, nth,
+							    &basic_failed);
+			KUNIT_EXPECT_EQ_MSG(test, points, expected,
+					    "points written, allocation %u failing", nth);
+			KUNIT_EXPECT_EQ_MSG(test, failed, basic_failed,
+					    "allocation %u came in one removal only", nth);
 		}
 		if (!failed)
 			break;
