@@ -14,6 +14,7 @@
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
 # applies and reverts them; BASELINE=0 skips booting the unmutated kernel.
+# FTRACETEST_CASES="tracer/wakeup.tc" limits `make ftracetest` to some cases.
 
 PYTHON ?= python3
 WORKBENCH := $(PYTHON) tools/workbench.py
@@ -24,7 +25,7 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 .PHONY: test test-full run series series-check bench mutate ftracetest build clean help
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -39,7 +40,7 @@ series-check:
 	$(WORKBENCH) series-check
 
 ftracetest:
-	$(WORKBENCH) ftracetest
+	$(WORKBENCH) ftracetest $(foreach c,$(FTRACETEST_CASES),--case $(c))
 
 bench:
 	$(WORKBENCH) bench

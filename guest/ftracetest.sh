@@ -5,8 +5,9 @@
 # in /opt/ftracetest for the boots that run this phase: the cases of
 # settings.FTRACETEST_CASES (make-test-cases there), or with
 # wb.ftracetest=all (make ftracetest) every case but those of
-# settings.FTRACETEST_EXCLUDED (all-cases), or the share of them
-# wb.ftracetest_share names. Marker events are
+# settings.FTRACETEST_EXCLUDED (all-cases), or with wb.ftracetest=A,B
+# (make ftracetest FTRACETEST_CASES="A B") those cases; or the share of
+# them wb.ftracetest_share names. Marker events are
 # ordinary events there: the cases that enable every event switch every
 # marker of the kernel. The results go to the host as suite "ftracetest"
 # of section ftracetest, one "ok DESCRIPTION" line per case as the
@@ -26,14 +27,21 @@ ftracetest_run() {
 	ln -sf /usr/bin/dash /bin/sh
 	# The inter-event cases ping the loopback.
 	ip link set lo up
-	cases=$(tr '\n' ' ' < "$FTRACETEST/make-test-cases")
-	if [ "$(cmdline_value wb.ftracetest)" = all ]; then
-		# wb.ftracetest_share=I/N: this boot runs the cases I, I+N,
-		# I+2N ... of all-cases (counted from 0), another boot the rest.
-		share=$(cmdline_value wb.ftracetest_share)
-		cases=$(awk -v i="${share%/*}" -v n="${share#*/}" \
-			'n == "" || (NR - 1) % n == i' "$FTRACETEST/all-cases" | tr '\n' ' ')
+	# wb.ftracetest=all: every case of all-cases; wb.ftracetest=A,B:
+	# the cases A and B (paths under test.d); else make-test-cases.
+	list="$FTRACETEST/make-test-cases"
+	chosen=$(cmdline_value wb.ftracetest)
+	if [ "$chosen" = all ]; then
+		list="$FTRACETEST/all-cases"
+	elif [ -n "$chosen" ]; then
+		list=/tmp/ftracetest-cases
+		printf '%s\n' "$chosen" | tr ',' '\n' | sed 's|^|test.d/|' > "$list"
 	fi
+	# wb.ftracetest_share=I/N: this boot runs the cases I, I+N, I+2N ...
+	# of the list (counted from 0), other boots the rest.
+	share=$(cmdline_value wb.ftracetest_share)
+	cases=$(awk -v i="${share%/*}" -v n="${share#*/}" \
+		'n == "" || (NR - 1) % n == i' "$list" | tr '\n' ' ')
 	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: $cases"
 	# Its KTAP result lines lose their numbers, as the end-to-end
 	# scripts send theirs (results.e2e_suite_lines() numbers them); its

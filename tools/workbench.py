@@ -395,9 +395,11 @@ def cmd_run(args) -> Status:
 
 
 def cmd_ftracetest(args) -> Status:
-	"""Upstream's ftrace selftests, every case, in the kernel whose make
-	test runs some of them (settings.FTRACETEST_CASES): the cases dealt
-	round-robin to settings.PARALLEL_GUESTS boots that run side by side."""
+	"""Upstream's ftrace selftests, every case (or those of --case), in
+	the kernel whose make test runs some of them
+	(settings.FTRACETEST_CASES): the cases dealt round-robin to
+	settings.PARALLEL_GUESTS boots that run side by side, whose TSC clocks
+	the kernel (qemu.host_tsc_khz())."""
 	start = time.monotonic()
 	p = prepare(install=not args.no_install)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
@@ -408,11 +410,20 @@ def cmd_ftracetest(args) -> Status:
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
 	initrd = initramfs.make(build)
-	shares = settings.PARALLEL_GUESTS
+	cases = args.case or []
+	suite = p.tree.src / settings.FTRACETEST_SOURCE / 'test.d'
+	unknown = [c for c in cases if not (suite / c).is_file()]
+	if unknown:
+		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
+	shares = min(settings.PARALLEL_GUESTS, len(cases) or settings.PARALLEL_GUESTS)
+	# The latency tracers' cases need a clock finer than a jiffy.
+	khz = qemu.host_tsc_khz()
+	clock = (f'tsc_early_khz={khz}',) if khz else ()
 	with concurrent.futures.ThreadPoolExecutor(shares) as pool:
 		runs = [pool.submit(boot_guest, p, build, initrd, outdir,
 				    (settings.FTRACETEST_PHASE,), i,
-				    ('wb.ftracetest=all', f'wb.ftracetest_share={i}/{shares}'),
+				    ('wb.ftracetest=' + (','.join(cases) or 'all'),
+				     f'wb.ftracetest_share={i}/{shares}', *clock),
 				    settings.FTRACETEST_ALL_TIMEOUT)
 			for i in range(shares)]
 		guests = [run.result() for run in runs]
@@ -503,7 +514,9 @@ def main(argv: Sequence[str]) -> int:
 	sub.add_parser('series', help='write out/series and checkpatch it')
 	sub.add_parser('run', help='boot the patched kernel and show markers at work')
 	sub.add_parser('series-check', help='build the kernel after every patch')
-	sub.add_parser('ftracetest', help="run every case of upstream's ftrace selftests")
+	p = sub.add_parser('ftracetest', help="run every case of upstream's ftrace selftests")
+	p.add_argument('--case', action='append',
+		       help='only this case, a path under test.d (repeatable)')
 	mutate.add_arguments(sub.add_parser(
 		'mutate', help='apply each mutation of tests/mutations, check that the tests kill it'))
 	p = sub.add_parser('bench', help='run the benchmark in a production kernel')

@@ -3,6 +3,7 @@
 results channel (see settings.Arch) to a file, a hard timeout."""
 
 import enum
+import platform
 import re
 import subprocess
 import threading
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, TextIO
 
 from . import settings
-from .shell import log
+from .shell import log, run
 
 
 class GuestStatus(enum.Enum):
@@ -48,6 +49,26 @@ class GuestRun:
 		if not self.results or not self.results.is_file():
 			return ''
 		return self.results.read_text(errors='replace')
+
+
+def host_tsc_khz() -> Optional[int]:
+	"""The rate of the host's TSC in kHz (tools/host/tsc-khz.c), which is
+	the rate of an x86 TCG guest's TSC: QEMU reads the host's for the
+	guest's rdtsc. None on a host that is not x86-64.
+
+	Given as tsc_early_khz=, it lets the guest use its TSC for
+	sched_clock() and the trace clock: the guests have neither HPET nor
+	ACPI PM timer to calibrate it against (allnoconfig has no ACPI) and
+	the PIT calibration fails under TCG, so without it the kernel marks the
+	TSC unstable and its clocks count jiffies, one step per tick."""
+	if platform.machine() != 'x86_64':
+		return None
+	source = settings.REPO / 'tools/host/tsc-khz.c'
+	binary = settings.CACHE / 'host/tsc-khz'
+	if not binary.is_file() or binary.stat().st_mtime < source.stat().st_mtime:
+		binary.parent.mkdir(parents=True, exist_ok=True)
+		run(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-o', str(binary), str(source)])
+	return int(run([str(binary)], quiet=True, capture=True).stdout)
 
 
 def binary(qemu: Path, arch: settings.Arch) -> Path:
