@@ -1217,6 +1217,54 @@ static void marker_removal_nomem(struct kunit *test)
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 }
 
+/*
+ * A fast probe connected before a module comes: the recorded call of the
+ * module's init site goes straight to it while init runs, and still
+ * holds that call, in freed memory, once the init text is gone. Removing
+ * the probe with each allocation failing in turn sends back the calls of
+ * the live site only (marker_entry_retreat_calls()): a retreat that
+ * walked the forgotten site too would read, and write, freed module
+ * memory.
+ */
+static void marker_module_init_fast_nomem(struct kunit *test)
+{
+	const char *name = "marker_test_module_init";
+	void (*fire)(int value);
+	unsigned int nth;
+	bool failed;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, marker_test_connect(name, true, &marker_test_p1), 0);
+	kunit_load_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_EQ(test, marker_test_p1.last, MARKER_KUNIT_MOD_INIT_VALUE);
+	fire = symbol_get(marker_kunit_mod_fire_init_marker);
+	KUNIT_ASSERT_NOT_NULL(test, fire);
+
+	for (nth = 1; ; nth++) {
+		if (nth > 1)
+			KUNIT_ASSERT_EQ(test, marker_test_connect(name, true, &marker_test_p1), 0);
+		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
+		kunit_fail_nth_alloc(nth);
+		ret = marker_test_disconnect(name, true, &marker_test_p1);
+		kunit_deactivate_static_stub(test, marker_alloc);
+		failed = kunit_nth_alloc_failed();
+
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "allocation %u failing", nth);
+		marker_synchronize_unregister();
+		atomic_set(&marker_test_p1.calls, 0);
+		fire(nth);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&marker_test_p1.calls), 0,
+				    "allocation %u failing", nth);
+		if (!failed)
+			break;
+	}
+	KUNIT_EXPECT_GT_MSG(test, nth, 1, "the removal allocated nothing");
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	symbol_put(marker_kunit_mod_fire_init_marker);
+	kunit_unload_module(test, "marker_kunit_mod");
+}
+
 /* --- concurrency ---------------------------------------------------------- */
 
 static noinline void marker_test_fire_race(void)
@@ -3047,6 +3095,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_register_nomem),
 	KUNIT_CASE(marker_unregister_nomem),
 	KUNIT_CASE_PARAM(marker_removal_nomem, marker_test_removal_gen_params),
+	KUNIT_CASE(marker_module_init_fast_nomem),
 	KUNIT_CASE(marker_module_sites),
 	KUNIT_CASE(marker_init_text_sites),
 	KUNIT_CASE(marker_module_init_text),
