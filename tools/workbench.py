@@ -402,6 +402,11 @@ def cmd_ftracetest(args) -> Status:
 	the kernel (qemu.host_tsc_khz())."""
 	start = time.monotonic()
 	p = prepare(install=not args.no_install)
+	cases = args.case or []
+	suite = p.tree.src / settings.FTRACETEST_SOURCE / 'test.d'
+	unknown = [c for c in cases if not (suite / c).is_file()]
+	if unknown:
+		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	config = settings.MATRIX[settings.FTRACETEST_CONFIG]
 	build = kbuild.build(p.tree, config)
@@ -410,11 +415,6 @@ def cmd_ftracetest(args) -> Status:
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
 	initrd = initramfs.make(build)
-	cases = args.case or []
-	suite = p.tree.src / settings.FTRACETEST_SOURCE / 'test.d'
-	unknown = [c for c in cases if not (suite / c).is_file()]
-	if unknown:
-		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
 	shares = min(settings.PARALLEL_GUESTS, len(cases) or settings.PARALLEL_GUESTS)
 	# The latency tracers' cases need a clock finer than a jiffy. The
 	# soft-lockup detector gets its longest threshold (a report after
