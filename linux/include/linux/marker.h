@@ -442,6 +442,10 @@ static __always_inline void __marker_no_record(struct marker *marker)
  * passes @data first, which only the probe it may go straight to reads; a
  * plain load (data_race()), as kernel/marker.c only changes it while no
  * call can take it to a probe, lets the compiler place it best.
+ *
+ * Under lockdep every pass over a site checks that RCU is watching, as a
+ * tracepoint does, so that a site where a probe could not run safely is
+ * reported while the marker is still off.
  */
 #define __MARK(site_fn, record_fn, name, call_private, format, args...)	\
 	do {								\
@@ -450,6 +454,9 @@ static __always_inline void __marker_no_record(struct marker *marker)
 		__marker_check_nr_args(args);				\
 		if (0)							\
 			__marker_check_format(format, ## args);		\
+		if (IS_ENABLED(CONFIG_LOCKDEP))				\
+			WARN_ONCE(!rcu_is_watching(),			\
+				  "RCU not watching for marker %s\n", #name); \
 		if (site_fn(&__marker_##name)) {			\
 			preempt_disable_notrace();			\
 			/* data_race(): @data, see above */		\
@@ -471,8 +478,9 @@ static __always_inline void __marker_no_record(struct marker *marker)
  *	probe is connected
  *
  * Costs one jump while no probe is connected. Must not be used in noinstr,
- * entry or NMI code, nor where RCU is not watching; in __init and __exit
- * code use _MARK().
+ * entry or NMI code, nor where RCU is not watching (a kernel with lockdep
+ * warns at the site, on or off); in __init and __exit code use _MARK().
+ * @args are evaluated with preemption disabled: they must not sleep.
  */
 #define MARK(name, format, args...)					\
 	__MARK(__marker_site, __marker_record_call, name, NULL, format, ## args)
