@@ -158,3 +158,38 @@ kmemleak_check() {
 bench_rows() {
 	dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p'
 }
+
+# built_markers FILE: the lines of a Module.markers the build wrote (the
+# host puts them in /etc/wb/, tools/wb/initramfs.py) for vmlinux and the
+# modules loaded now, as "name<TAB>module<TAB>format" with the module named
+# as the kernel names it; sorted.
+built_markers() {
+	awk -F'\t' -v loaded=" vmlinux $(cut -d' ' -f1 /proc/modules | tr '\n' ' ') " '{
+		m = $2
+		sub(".*/", "", m)
+		gsub("-", "_", m)
+		if (index(loaded, " " m " "))
+			print $1 "\t" m "\t" $3
+	}' "$1" | sort -u
+}
+
+# listed_markers: the markers of tracefs' markers/list that have sites, in
+# the form of built_markers; sorted.
+listed_markers() {
+	awk 'NR > 1 && $5 != "-" {
+		f = $0
+		sub(/^[^"]*"/, "", f)
+		sub(/"$/, "", f)
+		print $1 "\t" $5 "\t" f
+	}' /sys/kernel/tracing/markers/list | sort -u
+}
+
+# same_markers MODULE BUILT LISTED: the markers of MODULE are the same in
+# both lists; prints those of one only.
+same_markers() {
+	_b=$(printf '%s\n' "$2" | awk -F'\t' -v m="$1" '$2 == m')
+	_l=$(printf '%s\n' "$3" | awk -F'\t' -v m="$1" '$2 == m')
+	[ -n "$_b" ] && [ "$_b" = "$_l" ] && return 0
+	printf 'Module.markers:\n%s\nmarkers/list:\n%s\n' "$_b" "$_l"
+	return 1
+}

@@ -284,6 +284,8 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 				      'files of the series', clean, report))
 	if kbuild.enabled(build, 'CONFIG_MARKER_SITES'):
 		run.cases += checks.site_cases(build, outdir)
+	if config.arch is settings.X86_64 and kbuild.enabled(build, 'CONFIG_MARKERS'):
+		run.cases += checks.systemtap_cases(build, outdir)
 	if not kbuild.enabled(build, 'CONFIG_MARKERS'):
 		run.cases += checks.nomarkers_cases(build)
 	run.build_seconds = time.monotonic() - start

@@ -18,6 +18,17 @@ state() { cat "$M/list" "$M/enable"; }
 
 expect "the list has a header" grep -q '^# name' "$M/list"
 expect "modprobe marker-example" modprobe marker-example
+
+# Module.markers, which the build wrote for SystemTap, against the list
+# of the kernel: every marker that has sites here is in it, with its
+# module and format, and those of marker-example are exactly the list's.
+cat /etc/wb/Module.markers /etc/wb/Module.markers.extmod > /tmp/Module.markers
+built_markers /tmp/Module.markers > /tmp/built-markers
+listed=$(listed_markers)
+expect_eq "Module.markers has every marker of the list that has sites, with its module and format" \
+	"" "$(printf '%s\n' "$listed" | grep -vxF -f /tmp/built-markers)"
+expect "Module.markers lists the markers of marker-example as the kernel does" \
+	same_markers marker_example "$(cat /tmp/built-markers)" "$listed"
 expect "list: sample_read of marker_example, off, 0 probes, 1 site" \
 	sh -c "grep -Eq '^sample_read +off +0 +1 +marker_example +\"pid %d count %zu pos %lld\"' $M/list"
 # Its guard and its MARK() are 2 sites, or more where GCC copies one into

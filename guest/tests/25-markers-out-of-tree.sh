@@ -12,6 +12,10 @@ dmesg | grep 'oot_markers: '
 if [ -d "$M" ]; then
 	expect "list: oot_markers_tick of oot_markers, off" \
 		sh -c "grep -Eq '^oot_markers_tick +off +0 +1 +oot_markers +\"v %d\"' $M/list"
+	# make M= wrote the module's Module.markers, as SystemTap reads it.
+	expect "Module.markers of make M= lists the markers of oot_markers as the kernel does" \
+		same_markers oot_markers "$(built_markers /etc/wb/Module.markers.extmod)" \
+		"$(listed_markers)"
 fi
 expect "oot_markers unloads" rmmod oot_markers
 if [ -d "$M" ]; then

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Checks the host makes itself, each giving test cases: the corpus of
 scripts/checkpatch-markers.sh, the documentation as reStructuredText, the
-bytes of the sites in the built kernels, what a CONFIG_MARKERS=n kernel
-must not carry, and how the host stops a guest that cannot finish."""
+bytes of the sites in the built kernels, what SystemTap makes of a build
+tree's Module.markers, what a CONFIG_MARKERS=n kernel must not carry, and
+how the host stops a guest that cannot finish."""
 
 import os
 import re
@@ -195,6 +196,72 @@ def site_cases(build: Build, outdir: Path) -> List[Case]:
 				  f'{shape.text}', tuple(insns[:first]) == shape.objdump_words and
 				  insns[first:first + 1] != [] and
 				  insns[first].startswith(shape.last_words), dump))
+	return cases
+
+
+def _module_markers(build: Build) -> List[Tuple[str, str, str]]:
+	"""The lines of the build tree's Module.markers: (name, module, format)."""
+	path = build.dir / 'Module.markers'
+	if not path.is_file():
+		return []
+	return [tuple(line.split('\t', 2)) for line in path.read_text().splitlines()]
+
+
+# A probe of one marker of each kind with every type SystemTap gives $argN:
+# stap -p3 must register it with the marker's format and fetch each
+# argument with va_arg() of its conversion's type.
+STAP_PROBES = (
+	('marker_test_args', 'i %d l %ld u %llu s %s p %p c %c',
+	 ('int', 'long', 'long long', 'char *', 'long', 'int')),
+	('sample_loaded', 'module %s', ('char *',)),
+)
+
+
+def systemtap_cases(build: Build, outdir: Path) -> List[Case]:
+	"""SystemTap's kernel.mark() probes against the build tree: stap -L
+	lists every marker of Module.markers with its format, those of vmlinux
+	and of a module among them, and stap -p3 translates probes that use
+	their arguments (pass 4 would build SystemTap's runtime, which does not
+	build against 6.12)."""
+	name = build.config.name
+	lines = _module_markers(build)
+	modules = {module for _, module, _ in lines}
+	cases = [Case(f'{name}: Module.markers lists the markers of vmlinux and of '
+		      'samples/markers/marker-example, once each',
+		      {'vmlinux', 'samples/markers/marker-example'} <= modules and
+		      len(set(lines)) == len(lines), '\n'.join(map('\t'.join, lines[:40])))]
+
+	proc = subprocess.run([settings.STAP, '-L', 'kernel.mark("*")', '-r', str(build.dir)],
+			      capture_output=True, text=True, cwd=outdir)
+	(outdir / 'stap-L.txt').write_text(proc.stdout + proc.stderr)
+	listed = set(re.findall(r'^kernel\.mark\("(\w+)"\)\.format\("(.*)"\) \$name:string',
+				proc.stdout, re.M))
+	want = {(marker, fmt) for marker, _, fmt in lines}
+	cases.append(Case(f'{name}: stap -L \'kernel.mark("*")\' -r <build> lists the '
+			  f'{len(want)} markers of Module.markers with their formats',
+			  proc.returncode == 0 and want and listed == want,
+			  f'rc {proc.returncode}; missing {sorted(want - listed)[:10]}; '
+			  f'extra {sorted(listed - want)[:10]}\n{proc.stderr[-1000:]}'))
+
+	script = ' '.join('probe kernel.mark("%s") { printf("%s\\n", %s) }' %
+			  (marker, ' '.join(['%d' if t != 'char *' else '%s' for t in types]),
+			   ', '.join(f'$arg{i + 1}' for i in range(len(types))))
+			  for marker, _, types in STAP_PROBES)
+	proc = subprocess.run([settings.STAP, '-p3', '-r', str(build.dir), '-e', script],
+			      capture_output=True, text=True, cwd=outdir)
+	(outdir / 'stap-p3.c').write_text(proc.stdout)
+	fetched = re.findall(r'va_arg\(\*c->ips\.kmark\.mark_va_list, ([\w *]+?)\)',
+			     proc.stdout)
+	registered = set(re.findall(r'\{ \.name="(\w+)", \.format="(.*?)",', proc.stdout))
+	want_fetched = [t for _, _, types in STAP_PROBES for t in types]
+	want_registered = {(marker, fmt) for marker, fmt, _ in STAP_PROBES}
+	cases.append(Case(f'{name}: stap -p3 translates kernel.mark() probes of vmlinux and a '
+			  'module: marker_probe_register() with their formats, $argN fetched '
+			  'as int, long, long long, char *',
+			  proc.returncode == 0 and 'marker_probe_register(' in proc.stdout and
+			  registered == want_registered and fetched == want_fetched,
+			  f'rc {proc.returncode}; registered {sorted(registered)}; fetched '
+			  f'{fetched}\n{script}\n{proc.stderr[-1500:]}'))
 	return cases
 
 

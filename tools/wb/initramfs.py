@@ -178,6 +178,12 @@ def make(build: Build) -> Path:
 	(root / 'etc/wb').mkdir()
 	(root / 'etc/wb/tools').write_text(''.join(f'{tool}\n' for tool in tools))
 	shutil.copy2(build.dir / '.config', root / 'etc/wb/kernel.config')
+	# The markers the build listed, which the guest compares with those the
+	# kernel has: in the tree's modules, and in the external ones.
+	if (build.dir / 'Module.markers').is_file():
+		shutil.copy2(build.dir / 'Module.markers', root / 'etc/wb/Module.markers')
+		(root / 'etc/wb/Module.markers.extmod').write_text(''.join(
+			path.read_text() for path in sorted(build.dir.glob('extmod/*/Module.markers'))))
 
 	image = build.dir / 'initramfs.cpio.gz'
 	with open(image, 'wb') as f:

@@ -43,6 +43,9 @@ APT_PACKAGES = (
 	'bpftrace', 'clang-14',
 	# The clang config's toolchain (LLVM=-16): kCFI needs clang 16.
 	'clang-16', 'lld-16', 'llvm-16',
+	# SystemTap 4.8, whose kernel.mark() probes read Module.markers of a
+	# build tree (wb/checks.py, systemtap_cases()).
+	'systemtap',
 )
 
 # What the guest's initramfs carries besides busybox, with the shared
@@ -58,6 +61,8 @@ GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)),)
 # HEADERS_CLANG reads for HEADERS_ROOTS, with the flags bpftrace 0.17 gives
 # its libclang 14 (kernel_headers()).
 GUEST_BPFTRACE = '/usr/bin/bpftrace'
+# Debian's SystemTap, run on the host against x86_64 build trees.
+STAP = '/usr/bin/stap'
 HEADERS_CLANG = 'clang-14'
 HEADERS_ROOTS = ('linux/types.h',)
 # What upstream's ftrace selftests run with in the guests of a config
