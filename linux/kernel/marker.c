@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel markers: the registry of marker names, their probes, and the
- * switching of their sites in the kernel and in modules.
+ * Kernel markers: the registry of marker names and their probes, the probe
+ * API, the iterators that sites call, and the sites of the kernel and of
+ * modules as they come and go.
  *
  * Every MARK() has a static struct marker; its sites, the copies of it in
  * the code, are recorded in __marker_sites. The registry has one
@@ -11,62 +12,14 @@
  * it, and the old one is freed after an RCU grace period, which is what
  * marker_synchronize_unregister() waits for.
  *
- * Switching a marker changes the immediate value @enabled of each of its
- * struct markers, which its patched sites hold in their mov, and the jump
- * slots of those sites, all in one batch of the architecture
- * (arch_marker_switch(), built on imv_update_batch_pokes()):
- *
- *	0 -> N probes:	arm the sites, then publish the probes;
- *	N -> M probes:	publish the new probes;
- *	N -> 0 probes:	publish NULL, then disarm the sites.
- *
- * An armed site without probes calls marker_probe_iterate(), which finds
- * none.
- * So a failure to arm changes nothing, and a failure to disarm leaves the
- * sites armed, which is a state like any other: the next switch goes on
- * from there. Invariant, under markers_mutex: an entry with probes is
- * armed, and every live site of an entry is in the state @armed says.
- *
- * The probe block of a patched site makes a recorded call
- * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
- * has one probe and that one is fast; to marker_probe_pair() while it has
- * two fast probes and the site passes at most MARKER_REG_ARGS arguments;
- * to marker_probe_iterate_regs() while the site is armed for more probes
- * that are all fast and passes at most MARKER_REG_ARGS arguments; and to
- * marker_probe_iterate(), which it was built to call, otherwise. The last
- * two are "the iterator" below: both call every probe, and neither reads
- * @data. The call passes @data of its struct marker first: the probe's
- * @probe_private, or the struct marker_probes that marker_probe_pair()
- * calls. So @data and the call's target must agree for a site that reads
- * one and then makes the other: @data only changes while the calls go to
- * the iterator, and the calls only go straight a grace period after @data
- * last changed (as tracepoints do with their static calls). The calls go
- * back to the iterator in the batch that removes a probe they go straight
- * to, so that a site whose task was preempted between its jump slot and
- * its call finds no probe once marker_synchronize_unregister() has
- * returned:
- *
- *	0 -> 1 or 2 fast:	@data, wait, arm the sites with the calls direct;
- *	1 or 2 fast -> N:	calls to the iterator, then publish the probes;
- *	N -> 1 or 2 fast:	publish, @data, wait, calls direct;
- *	1 fast -> 0:		disarm with the calls to the iterator, then
- *				publish NULL.
- *
- * N is any other set of probes, 1 or 2 fast with other data included: the
- * calls pass through the iterator from one direct target to the next.
- *
- * Which iterator only matters for speed: marker_probe_iterate_regs() gets
- * the calls after the probes that are all fast are published, and gives
- * them back before a va_list probe is.
+ * Switching a marker's sites and their calls is kernel/marker_switch.c,
+ * which says how; listing markers and their sites is kernel/marker_list.c;
+ * parsing a format into typed fields is kernel/marker_format.c.
  *
  * Removing a probe cannot fail for want of memory: a smaller probe array
  * that cannot be allocated becomes a stub in place (marker_probes_remove()),
- * and when the batch that sends the calls back to the iterator cannot be
- * allocated, marker_entry_retreat_calls() sends them without allocating,
- * before anything is published or freed. Sites that cannot be disarmed stay
- * armed without probes. The one error left is a breakpoint of somebody else
- * (a debugger's; kprobes refuse sites) on a call that goes straight to the
- * probe: then the probe stays connected, and nothing is freed.
+ * and the switch that follows needs no memory either (see
+ * kernel/marker_switch.c).
  *
  * The sites are kept in site tables (<linux/site_table.h>): sites in init
  * text are forgotten before that text is freed.
@@ -78,66 +31,28 @@
 
 #include <kunit/static_stub.h>
 #include <linux/cpu.h>
-#include <linux/ctype.h>
-#include <linux/hashtable.h>
 #include <linux/jhash.h>
-#include <linux/marker.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/immediate.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 
 #include <asm/sections.h>
 
-/**
- * struct marker_entry - a marker name in the registry
- * @hlist: in marker_names
- * @format: a copy of the format of its sites; NULL while unknown
- * @probes: the published probes, NULL while none
- * @nr_sites: its attached sites, in the kernel and in modules
- * @count: scratch counter of marker_report_table()
- * @armed: its patched sites are in MARKER_SITE_ON
- * @direct: what its recorded calls go straight to, reading @data: its only
- *	probe, a fast one, or marker_probe_pair() for its two fast probes;
- *	NULL while they go to an iterator; set only while @armed
- * @regs: its recorded calls go to marker_probe_iterate_regs() where they
- *	can: its probes are all fast, and not @direct; only while @armed
- * @data: the @data of its struct markers
- * @data_gp: the RCU state when @data last changed
- * @name: the name
- */
-struct marker_entry {
-	struct hlist_node hlist;
-	char *format;
-	struct marker_probes *probes;
-	unsigned int nr_sites;
-	unsigned int count;
-	bool armed;
-	bool regs;
-	marker_fast_probe_func *direct;
-	void *data;
-	struct rcu_gp_oldstate data_gp;
-	char name[];
-};
+#include "marker_internal.h"
 
-static DEFINE_MUTEX(markers_mutex);
-static DEFINE_HASHTABLE(marker_names, 6);
+/* The registry: marker_names, their entries, their sites in marker_tables. */
+DEFINE_MUTEX(markers_mutex);
+DEFINE_HASHTABLE(marker_names, MARKER_NAMES_BITS);
 /* marker_init() failed: markers stay off, every registration fails. */
 static bool markers_disabled;
 
 static void marker_module_entries(struct module *mod, struct site_entry **start,
 				  struct site_entry **stop);
 
-static struct site_tables marker_tables =
+struct site_tables marker_tables =
 	SITE_TABLES_INIT(marker_tables, &markers_mutex, false, marker_module_entries,
 			 marker_alloc);
-
-static inline struct marker_entry *marker_site_entry(const struct site_entry *site)
-{
-	return marker_site_marker(site)->entry;
-}
 
 /**
  * marker_alloc() - allocate zeroed memory for the markers core
@@ -173,7 +88,7 @@ static u32 marker_hash(const char *name)
 	return jhash(name, strlen(name), 0);
 }
 
-static struct marker_entry *marker_entry_find(const char *name)
+struct marker_entry *marker_entry_find(const char *name)
 {
 	struct marker_entry *e;
 
@@ -210,15 +125,6 @@ static void marker_entry_put(struct marker_entry *e)
 	kvfree(e);
 }
 
-/*
- * A character of a C identifier. The kernel's isalnum() also takes the
- * Latin-1 letters (0xc0 to 0xff), which are not characters of one.
- */
-static bool marker_ident_char(char c)
-{
-	return isascii(c) && (isalnum(c) || c == '_');
-}
-
 /**
  * marker_name_valid() - check a marker name
  * @name: the name
@@ -237,179 +143,6 @@ bool marker_name_valid(const char *name)
 			return false;
 	return true;
 }
-
-/* Whether @name is taken by one of the first @nr fields of @mf. */
-static bool marker_field_taken(const struct marker_format *mf, unsigned int nr,
-			       const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < nr; i++)
-		if (!strcmp(mf->field[i].name, name))
-			return true;
-	return false;
-}
-
-/*
- * Names the field @nr of @mf after the last word of [@start, @end), the
- * text before its conversion, or "argN". Returns false on a clash of names
- * that even "argN" cannot avoid.
- */
-static bool marker_field_name(struct marker_format *mf, unsigned int nr,
-			      const char *start, const char *end)
-{
-	struct marker_field *f = &mf->field[nr];
-	const char *word;
-	size_t len;
-
-	while (end > start && !marker_ident_char(end[-1]))
-		end--;
-	for (word = end; word > start && marker_ident_char(word[-1]); word--)
-		;
-	len = end - word;
-	if (len && len < MARKER_FIELD_NAME_MAX && !isdigit(*word) &&
-	    strncmp(word, "common_", 7) && strncmp(word, "__", 2)) {
-		memcpy(f->name, word, len);
-		f->name[len] = '\0';
-		if (!marker_field_taken(mf, nr, f->name))
-			return true;
-	}
-	snprintf(f->name, sizeof(f->name), "arg%u", nr);
-	return !marker_field_taken(mf, nr, f->name);
-}
-
-/* The type of the conversion at @p (past flags, width and precision). */
-static int marker_conv_type(const char **p, const char **error)
-{
-	const char *c = *p;
-	int type = MARKER_FIELD_INT;
-
-	if (c[0] == 'l' && c[1] == 'l') {
-		c += 2;
-		type = MARKER_FIELD_S64;
-	} else if (c[0] == 'l' || c[0] == 'z') {
-		c++;
-		type = MARKER_FIELD_LONG;
-	} else if (c[0] == 'h') {
-		/* A short or a char travels as an int: printing narrows it. */
-		c += c[1] == 'h' ? 2 : 1;
-	} else if (c[0] && strchr("jtLq", c[0])) {
-		*error = "length modifier not supported";
-		return -EINVAL;
-	}
-	switch (*c) {
-	case 'd':
-	case 'i':
-		break;
-	case 'u':
-	case 'x':
-	case 'X':
-	case 'o':
-		/* The unsigned type follows each signed one. */
-		type++;
-		break;
-	case 'c':
-	case 's':
-	case 'p':
-		if (c != *p) {
-			*error = "length modifier on %c, %s or %p";
-			return -EINVAL;
-		}
-		if (*c == 'c')
-			type = MARKER_FIELD_CHAR;
-		else if (*c == 's')
-			type = MARKER_FIELD_STR;
-		else
-			type = MARKER_FIELD_PTR;
-		break;
-	default:
-		*error = "conversion not supported";
-		return -EINVAL;
-	}
-	c++;
-	if (type == MARKER_FIELD_PTR && marker_ident_char(*c)) {
-		/* Only extensions that print the value, never what it points to. */
-		if (!strchr("SsBxK", *c)) {
-			*error = "%p extension reads what the pointer points to";
-			return -EINVAL;
-		}
-		c += *c == 'S' && c[1] == 'R' ? 2 : 1;
-	}
-	*p = c;
-	return type;
-}
-
-/**
- * marker_format_parse() - the typed arguments of a marker's format
- * @format: the format
- * @mf: where to store them
- *
- * Turns each conversion of @format into a field: a type from the
- * conversion (see &enum marker_field_type) and a name from the word before
- * it (see &struct marker_field). Flags, a width and a precision are taken
- * ("%-8lx", "%.16s"); "%%" is text; %hd and %hhu are ints. Refused, with
- * @mf->error and @mf->error_pos set: '*' as a width or precision, the
- * length modifiers j, t, L and q, %n and floating point, and the %p
- * extensions that read memory through the pointer (%pI4, %pM, %pd, ...),
- * which would read it when the trace is read rather than when the site ran.
- *
- * Return: 0; -EINVAL for a refused format; -E2BIG for more than
- * MARKER_MAX_ARGS conversions.
- */
-int marker_format_parse(const char *format, struct marker_format *mf)
-{
-	const char *p = format, *text = format;
-
-	memset(mf, 0, sizeof(*mf));
-	while ((p = strchr(p, '%'))) {
-		const char *conv = p++;
-		struct marker_field *f;
-		int type;
-
-		if (*p == '%') {
-			p++;
-			continue;
-		}
-		p += strspn(p, "-+ #0");
-		p += strspn(p, "0123456789");
-		if (*p == '.')
-			p += 1 + strspn(p + 1, "0123456789");
-		if (*p == '*') {
-			mf->error = "'*' width or precision";
-			goto refuse;
-		}
-		type = marker_conv_type(&p, &mf->error);
-		if (type < 0)
-			goto refuse;
-		if (mf->nr == MARKER_MAX_ARGS) {
-			mf->error = "more conversions than MARKER_MAX_ARGS";
-			mf->error_pos = conv - format;
-			mf->nr = 0;
-			return -E2BIG;
-		}
-		if (p - conv >= MARKER_CONV_MAX) {
-			mf->error = "conversion too long";
-			goto refuse;
-		}
-		f = &mf->field[mf->nr];
-		f->type = type;
-		f->conv = conv - format;
-		f->conv_len = p - conv;
-		if (!marker_field_name(mf, mf->nr, text, conv)) {
-			mf->error = "field names clash";
-			goto refuse;
-		}
-		mf->nr++;
-		text = p;
-		continue;
-refuse:
-		mf->error_pos = conv - format;
-		mf->nr = 0;
-		return -EINVAL;
-	}
-	return 0;
-}
-EXPORT_SYMBOL_GPL(marker_format_parse);
 
 /*
  * Attaches the sites [@start, @stop) to the entries of their names. A site
@@ -491,12 +224,12 @@ static void marker_fast_probe_stub(void *probe_private, void *call_private,
 {
 }
 
-static bool marker_probe_is_stub(const struct marker_probe *p)
+bool marker_probe_is_stub(const struct marker_probe *p)
 {
 	return p->func == marker_probe_stub || p->fast == marker_fast_probe_stub;
 }
 
-static unsigned int marker_probes_count(const struct marker_probes *probes)
+unsigned int marker_probes_count(const struct marker_probes *probes)
 {
 	unsigned int i, n = 0;
 
@@ -580,462 +313,6 @@ static struct marker_probes *marker_probes_remove(struct marker_probes *old,
 	else
 		WRITE_ONCE(old->probe[i].func, marker_probe_stub);
 	return old;
-}
-
-/* --- switching ----------------------------------------------------------- */
-
-/*
- * A switch of sites: those of one entry (@e) from @from to @on, their calls
- * from the target that @e's state gives to that of @regs and @direct; or,
- * with @e NULL, those of a table that comes, from MARKER_SITE_BUILT (calls
- * to marker_probe_iterate()) to the state of their entries.
- */
-struct marker_switch {
-	const struct marker_entry *e;
-	enum marker_site_state from;
-	bool on;
-	bool regs;
-	marker_fast_probe_func *direct;
-};
-
-/*
- * What the recorded calls of the sites of @m go to: @direct, the only probe
- * if it is a fast one, or marker_probe_pair() for two fast probes if @m
- * passes its arguments in registers; otherwise, while they are @armed for
- * probes that are all fast (@regs) and pass their arguments in registers,
- * marker_probe_iterate_regs(); otherwise the function they were built to
- * call, which is cheaper for va_list probes.
- */
-static void *marker_call_target(const struct marker *m, bool armed, bool regs,
-				marker_fast_probe_func *direct)
-{
-	/* Only an architecture with recorded calls has marker_probe_pair(). */
-	if (IS_ENABLED(CONFIG_MARKER_SITES) && direct == marker_probe_pair &&
-	    m->nr_args > MARKER_REG_ARGS)
-		return marker_probe_iterate;
-	if (direct)
-		return direct;
-	if (armed && regs && m->nr_args <= MARKER_REG_ARGS)
-		return marker_probe_iterate_regs;
-	return marker_probe_iterate;
-}
-
-/* Whether @sw switches the sites of @m, and whether it switches them on. */
-static bool marker_switch_wants(const struct marker_switch *sw,
-				const struct marker *m, bool *on)
-{
-	if (sw->e) {
-		*on = sw->on;
-		return m->entry == sw->e;
-	}
-	*on = m->entry && m->entry->armed;
-	return true;
-}
-
-/* A live site that @data switches. */
-static unsigned int marker_collect_switched(const struct site_table *t,
-					    const struct site_entry *site,
-					    void *out, void *data)
-{
-	const struct site_entry **switched = out;
-	bool on;
-
-	if (!marker_switch_wants(data, marker_site_marker(site), &on))
-		return 0;
-	if (switched)
-		*switched = site;
-	return 1;
-}
-
-static int marker_update_cmp(const void *a, const void *b)
-{
-	const struct imv_update *x = a, *y = b;
-
-	if (x->var != y->var)
-		return x->var < y->var ? -1 : 1;
-	return 0;
-}
-
-/* A marker with several sites was collected once per site: keep one. */
-static unsigned int marker_updates_unique(struct imv_update *updates, unsigned int n)
-{
-	unsigned int i, k = 0;
-
-	sort(updates, n, sizeof(*updates), marker_update_cmp, NULL);
-	for (i = 0; i < n; i++)
-		if (!k || updates[k - 1].var != updates[i].var)
-			updates[k++] = updates[i];
-	return k;
-}
-
-/* The arrays of one switch, each as long as the entries collected. */
-struct marker_switch_plan {
-	struct marker_site_change *changes;
-	struct imv_update *updates;
-	struct marker_call_change *calls;
-	unsigned int nr_changes;
-	unsigned int nr_updates;
-	unsigned int nr_calls;
-};
-
-/* Adds the change of the call @site to @plan, if it changes. */
-static void marker_plan_call(const struct marker_switch *sw, const struct site_entry *site,
-			     struct marker_switch_plan *plan)
-{
-	const struct marker *m = marker_site_marker(site);
-	struct marker_entry *e = marker_site_entry(site);
-	void *from, *to;
-
-	if (sw->e) {
-		from = marker_call_target(m, sw->e->armed, sw->e->regs, sw->e->direct);
-		to = marker_call_target(m, sw->on, sw->regs, sw->direct);
-	} else {
-		/* A site that is left off keeps the call it was built with. */
-		from = marker_call_target(m, false, false, NULL);
-		to = e ? marker_call_target(m, e->armed, e->regs, e->direct) : from;
-	}
-	if (from != to)
-		plan->calls[plan->nr_calls++] = (struct marker_call_change) {
-			.site = site,
-			.from = from,
-			.to = to,
-		};
-}
-
-/*
- * The changes of the patched sites and calls among @sites, and the new
- * @enabled of their markers (once each), as @sw switches them.
- */
-static void marker_switch_plan(const struct marker_switch *sw,
-			       const struct site_entry **sites, unsigned int n,
-			       struct marker_switch_plan *plan)
-{
-	struct marker_site_change *changes = plan->changes;
-	struct imv_update *updates = plan->updates;
-	unsigned int *nr_changes = &plan->nr_changes;
-	unsigned int *nr_updates = &plan->nr_updates;
-	unsigned int i;
-	bool on;
-
-	*nr_changes = 0;
-	*nr_updates = 0;
-	plan->nr_calls = 0;
-	for (i = 0; i < n; i++) {
-		struct marker *m = marker_site_marker(sites[i]);
-
-		if (marker_entry_is_call(sites[i])) {
-			marker_plan_call(sw, sites[i], plan);
-			continue;
-		}
-		marker_switch_wants(sw, m, &on);
-		if (site_entry_code(sites[i]))
-			changes[(*nr_changes)++] = (struct marker_site_change) {
-				.site = sites[i],
-				.from = sw->from,
-				.to = on ? MARKER_SITE_ON : MARKER_SITE_OFF,
-			};
-		if (m->enabled != on)
-			updates[(*nr_updates)++] = (struct imv_update) {
-				.var = &m->enabled,
-				.value = on,
-				.size = sizeof(m->enabled),
-			};
-	}
-	*nr_updates = marker_updates_unique(updates, *nr_updates);
-}
-
-/*
- * Switches the sites and markers that @sw names, in table @only or in all,
- * in one batch; nothing changes on error.
- */
-static int marker_switch_apply(const struct marker_switch *sw,
-			       const struct site_table *only)
-{
-	struct marker_switch_plan plan;
-	const struct site_entry **sites;
-	int ret = -ENOMEM;
-	unsigned int n;
-
-	lockdep_assert_held(&markers_mutex);
-	sites = site_tables_collect(&marker_tables, only, marker_collect_switched,
-				    (void *)sw, sizeof(*sites), &n);
-	if (IS_ERR(sites))
-		return PTR_ERR(sites);
-	if (!n)
-		return 0;
-	plan.changes = marker_alloc(array_size(n, sizeof(*plan.changes)));
-	plan.updates = marker_alloc(array_size(n, sizeof(*plan.updates)));
-	plan.calls = marker_alloc(array_size(n, sizeof(*plan.calls)));
-	if (plan.changes && plan.updates && plan.calls) {
-		marker_switch_plan(sw, sites, n, &plan);
-		ret = arch_marker_switch(plan.updates, plan.nr_updates, plan.changes,
-					 plan.nr_changes, plan.calls, plan.nr_calls);
-	}
-	kvfree(plan.calls);
-	kvfree(plan.updates);
-	kvfree(plan.changes);
-	kvfree(sites);
-	return ret;
-}
-
-/*
- * Arms (@on) or disarms every live site of @e and points their calls at
- * @direct or, without one, at the iterator that @regs chooses, in one
- * batch.
- */
-static int marker_entry_switch(struct marker_entry *e, bool on, bool regs,
-			       marker_fast_probe_func *direct)
-{
-	struct marker_switch sw = {
-		.e = e,
-		.from = e->armed ? MARKER_SITE_ON : MARKER_SITE_OFF,
-		.on = on,
-		.regs = regs,
-		.direct = direct,
-	};
-	int ret;
-
-	ret = marker_switch_apply(&sw, NULL);
-	if (!ret) {
-		e->armed = on;
-		e->regs = regs;
-		e->direct = direct;
-	}
-	return ret;
-}
-
-/* How many calls marker_entry_retreat_calls() sends back per batch. */
-#define MARKER_RETREAT_CHUNK	8
-
-/*
- * Sends the calls of @e back to the iterator without allocating, a few per
- * batch: for when the batch that should have done it could not be
- * allocated. A call that is back already is left alone (it does not hold
- * what arch_marker_switch() expects), so after an error a second try takes
- * up where the first stopped; meanwhile the calls that went back call every
- * published probe, as the others do.
- */
-static int marker_entry_retreat_calls(struct marker_entry *e)
-{
-	struct marker_call_change calls[MARKER_RETREAT_CHUNK];
-	unsigned int n = 0;
-	struct site_entry *site;
-	struct site_table *t;
-	int ret;
-
-	for (t = site_tables_first(&marker_tables); t;
-	     t = site_tables_next(&marker_tables, t)) {
-		for (site = t->start; site < t->stop; site++) {
-			const struct marker *m = marker_site_marker(site);
-
-			if (!marker_entry_is_call(site) || marker_site_entry(site) != e ||
-			    !site_entry_live(t, site))
-				continue;
-			calls[n] = (struct marker_call_change) {
-				.site = site,
-				.from = marker_call_target(m, e->armed, e->regs, e->direct),
-				.to = marker_call_target(m, e->armed, false, NULL),
-			};
-			if (calls[n].from != calls[n].to)
-				n++;
-			if (n < ARRAY_SIZE(calls))
-				continue;
-			ret = arch_marker_switch(NULL, 0, NULL, 0, calls, n);
-			if (ret)
-				return ret;
-			n = 0;
-		}
-	}
-	ret = n ? arch_marker_switch(NULL, 0, NULL, 0, calls, n) : 0;
-	if (!ret) {
-		e->regs = false;
-		e->direct = NULL;
-	}
-	return ret;
-}
-
-/*
- * Gives the struct markers of @e the @data their calls pass, and waits
- * until no site can still be on its way to a call with the @data of before.
- */
-static void marker_entry_set_data(struct marker_entry *e, void *data)
-{
-	struct site_entry *site;
-	struct site_table *t;
-
-	lockdep_assert_held(&markers_mutex);
-	if (e->data != data) {
-		/* Only the iterator, which ignores it, reads @data meanwhile. */
-		WARN_ON_ONCE(e->direct);
-		for (t = site_tables_first(&marker_tables); t;
-		     t = site_tables_next(&marker_tables, t))
-			for (site = t->start; site < t->stop; site++)
-				if (marker_site_entry(site) == e)
-					WRITE_ONCE(marker_site_marker(site)->data, data);
-		e->data = data;
-		get_state_synchronize_rcu_full(&e->data_gp);
-	}
-	cond_synchronize_rcu_full(&e->data_gp);
-}
-
-/* Makes every site of @e call through its current probes. */
-static void marker_entry_publish(struct marker_entry *e)
-{
-	struct site_table *t;
-	struct site_entry *site;
-
-	for (t = site_tables_first(&marker_tables); t;
-	     t = site_tables_next(&marker_tables, t))
-		for (site = t->start; site < t->stop; site++)
-			if (marker_site_entry(site) == e)
-				rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
-}
-
-/*
- * What the calls of @probes' sites can go straight to, with the @data it
- * reads: the only probe, if it is a fast one, with its @probe_private; or
- * marker_probe_pair() with @probes, if they are two fast probes.
- */
-static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *probes,
-						    void **data)
-{
-	const struct marker_probe *p = NULL;
-	unsigned int i, n = marker_probes_count(probes);
-
-	/* Without recorded calls, nothing to go straight: no grace period. */
-	if (!IS_ENABLED(CONFIG_MARKER_SITES))
-		return NULL;
-	/*
-	 * marker_probe_pair() calls the probes from assembly, without the
-	 * type hash that kCFI (and FineIBT, which checks it in the callee)
-	 * wants: with CONFIG_CFI_CLANG the iterators call them.
-	 */
-	if (!IS_ENABLED(CONFIG_CFI_CLANG) && n == 2 && probes->nr == 2 &&
-	    probes->probe[0].fast && probes->probe[1].fast) {
-		*data = (void *)probes;
-		return marker_probe_pair;
-	}
-	if (n != 1)
-		return NULL;
-	for (i = 0; i < probes->nr; i++)
-		if (!marker_probe_is_stub(&probes->probe[i]))
-			p = &probes->probe[i];
-	*data = p->probe_private;
-	return p->fast;
-}
-
-/* Whether @probes are all fast, for marker_probe_iterate_regs(). */
-static bool marker_probes_all_fast(const struct marker_probes *probes)
-{
-	unsigned int i;
-
-	if (!probes)
-		return false;
-	for (i = 0; i < probes->nr; i++)
-		if (!probes->probe[i].fast)
-			return false;
-	return true;
-}
-
-/*
- * Sends the calls of @e to the iterator, for probes that their straight
- * target or marker_probe_iterate_regs() would not all call, before those
- * probes are published. For a removal (@removing), a batch that cannot be
- * allocated is no failure: marker_entry_retreat_calls() does it then.
- */
-static int marker_entry_calls_to_iterator(struct marker_entry *e, bool regs, bool removing)
-{
-	int ret = marker_entry_switch(e, true, regs, NULL);
-
-	if (ret && removing)
-		ret = marker_entry_retreat_calls(e);
-	return ret;
-}
-
-/*
- * Makes @new the probes of @e; frees the old ones after a grace period.
- * Fails, changing nothing, when arming the sites fails, or sending their
- * calls to an iterator for all of @new before it is published; for a
- * removal (@removing), only when somebody else's breakpoint is on a call.
- * A failure to send the calls straight to the only probe left, or to
- * marker_probe_pair() or the iterator of fast probes, leaves them with an
- * iterator that calls them too.
- */
-static int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
-				   bool removing)
-{
-	struct marker_probes *old = e->probes;
-	marker_fast_probe_func *direct;
-	void *data = NULL;
-	bool regs;
-	int ret;
-
-	lockdep_assert_held(&markers_mutex);
-	direct = marker_probes_direct(new, &data);
-	regs = !direct && marker_probes_all_fast(new);
-	/* Straight calls to come: @data early, while only iterators run */
-	if (direct && !e->direct)
-		marker_entry_set_data(e, data);
-
-	if (!e->armed) {
-		/* 0 -> N: arm, then publish */
-		ret = marker_entry_switch(e, true, regs, direct);
-		if (ret)
-			return ret;
-	} else if ((e->direct && (direct != e->direct || data != e->data)) ||
-		   (e->regs && !marker_probes_all_fast(new))) {
-		/*
-		 * Leaving straight calls (which read @data), or fast -> with a
-		 * va_list probe: the iterator for the new probes, then publish
-		 */
-		ret = marker_entry_calls_to_iterator(e, regs, removing);
-		if (ret)
-			return ret;
-	}
-	e->probes = new;
-	marker_entry_publish(e);
-	if (old)
-		kfree_rcu(old, rcu);
-	/* -> 1 fast, 2 fast or all fast: published, @data, then the calls */
-	if (direct != e->direct || regs != e->regs) {
-		if (direct)
-			marker_entry_set_data(e, data);
-		marker_entry_switch(e, true, regs, direct);
-	}
-	return 0;
-}
-
-/*
- * Removes the last probe of @e. Calls that go straight to it read no probe
- * array: they go back to the iterator, with the sites disarmed, before the
- * probes are unpublished; other sites are disarmed after. Sites that cannot
- * be disarmed stay armed without probes, which is harmless: the next switch
- * goes on from there. Fails, changing nothing, only when somebody else's
- * breakpoint is on a call that goes straight to the probe.
- */
-static int marker_entry_clear_probes(struct marker_entry *e)
-{
-	struct marker_probes *old = e->probes;
-	int ret = 0;
-
-	lockdep_assert_held(&markers_mutex);
-	if (e->direct) {
-		ret = marker_entry_switch(e, false, false, NULL);
-		if (ret && marker_entry_retreat_calls(e)) {
-			pr_err("%s: a call to %ps cannot be undone; the probe stays\n",
-			       e->name, e->direct);
-			return -EBUSY;
-		}
-	}
-	e->probes = NULL;
-	marker_entry_publish(e);
-	kfree_rcu(old, rcu);
-	if (!ret && e->armed)
-		ret = marker_entry_switch(e, false, false, NULL);
-	if (ret)
-		pr_warn("%s: cannot switch the sites off (%d): they stay on, without probes\n",
-			e->name, ret);
-	return 0;
 }
 
 static int marker_entry_remove_probe(struct marker_entry *e,
@@ -1466,209 +743,6 @@ void notrace marker_probe_iterate_regs(void *data, void *call_private,
 }
 EXPORT_SYMBOL_GPL(marker_probe_iterate_regs);
 
-/* Reports the markers of one table, one row per name, with their live sites. */
-static int marker_report_table(struct site_table *t,
-			       int (*fn)(const struct marker_info *info, void *data),
-			       void *data)
-{
-	struct site_entry *site;
-	struct marker_entry *e;
-	int ret = 0;
-
-	for (site = t->start; site < t->stop; site++) {
-		e = marker_site_entry(site);
-		if (e && site_entry_live(t, site) && !marker_entry_is_call(site))
-			e->count++;
-	}
-	for (site = t->start; site < t->stop; site++) {
-		struct marker_info info;
-
-		e = marker_site_entry(site);
-		if (!e || !e->count)
-			continue;
-		info = (struct marker_info) {
-			.name = e->name,
-			.format = e->format,
-			.enabled = e->probes,
-			.nr_probes = marker_probes_count(e->probes),
-			.nr_sites = e->count,
-			.module = t->mod,
-			.has_sites = true,
-		};
-		/* Clear every count, even once @fn has asked to stop. */
-		e->count = 0;
-		if (!ret)
-			ret = fn(&info, data);
-	}
-	return ret;
-}
-
-/**
- * marker_walk() - report every marker
- * @fn: called with each marker; a non-zero return stops the walk
- * @data: passed to @fn
- *
- * Reports the markers with live sites in the kernel, then those of each
- * module, then the names that only have probes. @fn runs under
- * markers_mutex: it must not register or unregister probes.
- *
- * Context: process context; takes markers_mutex.
- * Return: 0, or what @fn returned to stop the walk.
- */
-int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *data)
-{
-	struct marker_entry *e;
-	struct site_table *t;
-	int bkt, ret = 0;
-
-	guard(mutex)(&markers_mutex);
-	for (t = site_tables_first(&marker_tables); t;
-	     t = site_tables_next(&marker_tables, t)) {
-		ret = marker_report_table(t, fn, data);
-		if (ret)
-			return ret;
-	}
-	hash_for_each(marker_names, bkt, e, hlist) {
-		struct marker_info info = {
-			.name = e->name,
-			.format = e->format,
-			.enabled = e->probes,
-			.nr_probes = marker_probes_count(e->probes),
-		};
-
-		if (ret)
-			break;
-		if (!e->nr_sites)
-			ret = fn(&info, data);
-	}
-	return ret;
-}
-EXPORT_SYMBOL_GPL(marker_walk);
-
-/* A live patched site, or recorded call, with the module it is in. */
-struct marker_site_ref {
-	const struct site_entry *site;
-	struct module *mod;
-};
-
-/* What marker_collect_site() collects: the sites or the calls of an entry. */
-struct marker_site_query {
-	const struct marker_entry *e;
-	bool calls;
-};
-
-/* A live patched site or call of the entry of @data, or of any entry. */
-static unsigned int marker_collect_site(const struct site_table *t,
-					const struct site_entry *site, void *out,
-					void *data)
-{
-	const struct marker_site_query *q = data;
-	struct marker_entry *e = marker_site_entry(site);
-	struct marker_site_ref *ref = out;
-
-	if (!e || !site_entry_code(site) || (q->e && e != q->e) ||
-	    marker_entry_is_call(site) != q->calls)
-		return 0;
-	if (ref) {
-		ref->site = site;
-		ref->mod = t->mod;
-	}
-	return 1;
-}
-
-/* The live patched sites (or calls) of @e or of every entry, in a new array. */
-static struct marker_site_ref *marker_sites_of(struct marker_entry *e, bool calls,
-					       unsigned int *nr)
-{
-	struct marker_site_query q = { .e = e, .calls = calls };
-
-	return site_tables_collect(&marker_tables, NULL, marker_collect_site, &q,
-				   sizeof(struct marker_site_ref), nr);
-}
-
-/**
- * marker_walk_sites() - report every patched site
- * @fn: called with each live site; a non-zero return stops the walk
- * @data: passed to @fn
- *
- * @fn runs under markers_mutex: it must not register or unregister probes.
- *
- * Context: process context; takes markers_mutex.
- * Return: 0, what @fn returned to stop the walk, or -ENOMEM.
- */
-int marker_walk_sites(marker_site_fn *fn, void *data)
-{
-	struct marker_site_ref *refs;
-	unsigned int i, n;
-	int ret = 0;
-
-	guard(mutex)(&markers_mutex);
-	refs = marker_sites_of(NULL, false, &n);
-	if (IS_ERR(refs))
-		return PTR_ERR(refs);
-	for (i = 0; i < n && !ret; i++)
-		ret = fn(marker_site_entry(refs[i].site)->name,
-			 site_entry_code(refs[i].site), refs[i].site->len,
-			 refs[i].mod, data);
-	kvfree(refs);
-	return ret;
-}
-EXPORT_SYMBOL_GPL(marker_walk_sites);
-
-/* The code of at most @max live sites or calls of @name, in @code. */
-static int marker_get_code(const char *name, bool calls, void **code, unsigned int max)
-{
-	struct marker_site_ref *refs;
-	struct marker_entry *e;
-	unsigned int i, n;
-
-	guard(mutex)(&markers_mutex);
-	e = marker_entry_find(name);
-	if (!e)
-		return 0;
-	refs = marker_sites_of(e, calls, &n);
-	if (IS_ERR(refs))
-		return PTR_ERR(refs);
-	for (i = 0; i < n && i < max; i++)
-		code[i] = site_entry_code(refs[i].site);
-	kvfree(refs);
-	return n;
-}
-
-/**
- * marker_get_sites() - list the patched sites of a marker
- * @name: the marker's name
- * @code: filled with the address of at most @max sites' jump slots
- * @max: the size of @code
- *
- * Context: process context; takes markers_mutex.
- * Return: the number of live patched sites, which may exceed @max; -ENOMEM.
- */
-int marker_get_sites(const char *name, void **code, unsigned int max)
-{
-	return marker_get_code(name, false, code, max);
-}
-EXPORT_SYMBOL_GPL(marker_get_sites);
-
-/**
- * marker_get_calls() - list the recorded calls of a marker's probe blocks
- * @name: the marker's name
- * @code: filled with the address of at most @max calls
- * @max: the size of @code
- *
- * A patched site has one: a 5-byte call that goes straight to the
- * marker's probe while it has exactly one and that one is fast, and to
- * marker_probe_iterate() otherwise.
- *
- * Context: process context; takes markers_mutex.
- * Return: the number of live recorded calls, which may exceed @max; -ENOMEM.
- */
-int marker_get_calls(const char *name, void **code, unsigned int max)
-{
-	return marker_get_code(name, true, code, max);
-}
-EXPORT_SYMBOL_GPL(marker_get_calls);
-
 /**
  * marker_text_reserved() - check whether an address range overlaps a site
  * @start: first byte of the range
@@ -1686,25 +760,6 @@ EXPORT_SYMBOL_GPL(marker_get_calls);
 int marker_text_reserved(void *start, void *end)
 {
 	return site_tables_reserved(&marker_tables, start, end);
-}
-
-/*
- * Takes a table's sites from MARKER_SITE_BUILT to the state of their names,
- * and publishes their probes: for the kernel at boot, for a module before
- * any of its code runs.
- */
-static int marker_table_prepare(struct site_table *t)
-{
-	struct marker_switch sw = { .from = MARKER_SITE_BUILT };
-	struct site_entry *site;
-
-	for (site = t->start; site < t->stop; site++) {
-		struct marker_entry *e = marker_site_entry(site);
-
-		if (e)
-			rcu_assign_pointer(marker_site_marker(site)->probes, e->probes);
-	}
-	return marker_switch_apply(&sw, t);
 }
 
 /**

@@ -150,14 +150,14 @@ struct marker_probes {
  * @name: the marker's name
  * @format: the format of its arguments; NULL for a marker_enabled() guard
  * @probes: what its sites call, published under RCU; NULL while off
- * @entry: private to kernel/marker.c
+ * @entry: private to the markers core (kernel/marker*.c)
  * @enabled: an immediate value: 1 while the sites are on. The sites test
  *	it (patched sites as the immediate of their mov, see <asm/marker.h>);
- *	only kernel/marker.c changes it, through the immediate-values API.
+ *	only the markers core changes it, through the immediate-values API.
  * @nr_args: the number of arguments its sites pass
  * @data: what its sites pass as the first argument of their call: the
  *	@probe_private of the probe their recorded calls go straight to;
- *	only kernel/marker.c changes it
+ *	only the markers core changes it
  *
  * The sites of a MARK() are entries of __marker_sites (&struct site_entry,
  * whose key is the &struct marker). One MARK() may have several sites: the
@@ -380,10 +380,10 @@ void marker_probe_pair(void *data, void *call_private, const struct marker *mark
 /*
  * The architecture provides arch_marker_site(), the patched site,
  * arch_marker_record_call(), which records the call a site's probe block
- * has just made, and for kernel/marker.c arch_marker_switch(): it changes
- * the immediate values @updates (the @enabled of markers), switches the
- * sites @changes and retargets the calls @calls, all in one batch, all or
- * nothing; and marker_probe_pair().
+ * has just made, and for kernel/marker_switch.c arch_marker_switch(): it
+ * changes the immediate values @updates (the @enabled of markers), switches
+ * the sites @changes and retargets the calls @calls, all in one batch, all
+ * or nothing; and marker_probe_pair().
  *
  * Context: the caller holds cpus_read_lock().
  */
@@ -440,8 +440,8 @@ static __always_inline void __marker_no_record(struct marker *marker)
  * @record_fn records the call. They run with preemption disabled, which is
  * the RCU read side marker_synchronize_unregister() waits for. The call
  * passes @data first, which only the probe it may go straight to reads; a
- * plain load (data_race()), as kernel/marker.c only changes it while no
- * call can take it to a probe, lets the compiler place it best.
+ * plain load (data_race()), as kernel/marker_switch.c only changes it
+ * while no call can take it to a probe, lets the compiler place it best.
  *
  * Under lockdep every pass over a site checks that RCU is watching, as a
  * tracepoint does, so that a site where a probe could not run safely is

@@ -2,7 +2,7 @@
 /*
  * arm64 marker sites: the instruction of the jump slot in each state (see
  * <linux/marker.h>) and the recorded calls of probe blocks, rewritten in
- * one batch per switch. The policy lives in kernel/marker.c.
+ * one batch per switch. The policy lives in kernel/marker_switch.c.
  *
  * Every instruction this file writes replaces a B, BL or NOP with another
  * of them. The architecture lets other CPUs execute such an instruction

@@ -3,7 +3,7 @@
  * x86-64 marker sites: the bytes of the jump slot in each state (see
  * <linux/marker.h>) and of the recorded calls of probe blocks, switched in
  * the same batch as the immediate values that the sites' mov instructions
- * hold. The policy lives in kernel/marker.c.
+ * hold. The policy lives in kernel/marker_switch.c.
  */
 
 #define pr_fmt(fmt) "marker: " fmt

@@ -53,8 +53,9 @@ l_on:
 /*
  * Records the call that the probe block of a site of @marker has just
  * made, as MARKER_ENTRY_CALL in __marker_sites: the instruction before this
- * point, which must be "bl marker_probe_iterate". kernel/marker.c points
- * it at the marker's only probe while that is a fast one. The call itself
+ * point, which must be "bl marker_probe_iterate". kernel/marker_switch.c
+ * points it at the marker's only probe while that is a fast one, and at the
+ * other targets its state machine gives. The call itself
  * is the compiler's, so that it knows the call may reach any function a
  * probe could be; this empty asm, unique to @marker, also keeps the
  * compiler from sharing the call with another site's block. A recorded

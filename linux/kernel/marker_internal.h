@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the files of the markers core share: the registry's entries and
+ * lock, the site tables, and the steps of a switch. Not an API: tracers
+ * use <linux/marker.h>.
+ */
+#ifndef _KERNEL_MARKER_INTERNAL_H
+#define _KERNEL_MARKER_INTERNAL_H
+
+#include <linux/ctype.h>
+#include <linux/hashtable.h>
+#include <linux/marker.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/site_table.h>
+
+/**
+ * struct marker_entry - a marker name in the registry
+ * @hlist: in marker_names
+ * @format: a copy of the format of its sites; NULL while unknown
+ * @probes: the published probes, NULL while none
+ * @nr_sites: its attached sites, in the kernel and in modules
+ * @count: scratch counter of marker_report_table()
+ * @armed: its patched sites are in MARKER_SITE_ON
+ * @direct: what its recorded calls go straight to, reading @data: its only
+ *	probe, a fast one, or marker_probe_pair() for its two fast probes;
+ *	NULL while they go to an iterator; set only while @armed
+ * @regs: its recorded calls go to marker_probe_iterate_regs() where they
+ *	can: its probes are all fast, and not @direct; only while @armed
+ * @data: the @data of its struct markers
+ * @data_gp: the RCU state when @data last changed
+ * @name: the name
+ */
+struct marker_entry {
+	struct hlist_node hlist;
+	char *format;
+	struct marker_probes *probes;
+	unsigned int nr_sites;
+	unsigned int count;
+	bool armed;
+	bool regs;
+	marker_fast_probe_func *direct;
+	void *data;
+	struct rcu_gp_oldstate data_gp;
+	char name[];
+};
+
+#define MARKER_NAMES_BITS	6
+
+/* The registry (kernel/marker.c): everything below is under markers_mutex. */
+extern struct mutex markers_mutex;
+extern DECLARE_HASHTABLE(marker_names, MARKER_NAMES_BITS);
+extern struct site_tables marker_tables;
+
+static inline struct marker_entry *marker_site_entry(const struct site_entry *site)
+{
+	return marker_site_marker(site)->entry;
+}
+
+/*
+ * A character of a C identifier. The kernel's isalnum() also takes the
+ * Latin-1 letters (0xc0 to 0xff), which are not characters of one.
+ */
+static inline bool marker_ident_char(char c)
+{
+	return isascii(c) && (isalnum(c) || c == '_');
+}
+
+struct marker_entry *marker_entry_find(const char *name);
+unsigned int marker_probes_count(const struct marker_probes *probes);
+bool marker_probe_is_stub(const struct marker_probe *p);
+
+/* Switching sites and calls (kernel/marker_switch.c). */
+int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
+			    bool removing);
+int marker_entry_clear_probes(struct marker_entry *e);
+int marker_table_prepare(struct site_table *t);
+
+#endif /* _KERNEL_MARKER_INTERNAL_H */
