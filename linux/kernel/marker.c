@@ -741,7 +741,6 @@ void notrace marker_probe_iterate_regs(void *data, void *call_private,
 				       marker->format, a0, a1, a2);
 	}
 }
-EXPORT_SYMBOL_GPL(marker_probe_iterate_regs);
 
 /**
  * marker_text_reserved() - check whether an address range overlaps a site

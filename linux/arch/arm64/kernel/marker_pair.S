@@ -10,7 +10,6 @@
  * the site's.
  */
 
-#include <linux/export.h>
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
 
@@ -32,4 +31,3 @@ SYM_FUNC_START(marker_probe_pair)
 	ldr	x0, [x0, #MARKER_PROBES_private1]
 	br	x16
 SYM_FUNC_END(marker_probe_pair)
-EXPORT_SYMBOL_GPL(marker_probe_pair)

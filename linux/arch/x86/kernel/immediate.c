@@ -297,7 +297,6 @@ int imv_get_sites(const void *var, struct imv_site *sites, unsigned int max)
 	kvfree(all);
 	return n;
 }
-EXPORT_SYMBOL_GPL(imv_get_sites);
 
 static void imv_module_entries(struct module *mod, struct site_entry **start,
 			       struct site_entry **stop)

@@ -10,7 +10,6 @@
  * site's. Both calls are indirect, through the retpoline thunks.
  */
 
-#include <linux/export.h>
 #include <linux/linkage.h>
 #include <asm/asm-offsets.h>
 #include <asm/nospec-branch.h>
@@ -36,4 +35,3 @@ SYM_FUNC_START(marker_probe_pair)
 	movq	MARKER_PROBES_private1(%rdi), %rdi
 	JMP_NOSPEC rax
 SYM_FUNC_END(marker_probe_pair)
-EXPORT_SYMBOL_GPL(marker_probe_pair)
