@@ -173,14 +173,16 @@ built_markers() {
 	}' "$1" | sort -u
 }
 
-# listed_markers: the markers of tracefs' markers/list that have sites, in
-# the form of built_markers; sorted.
+# listed_markers: the markers of tracefs' markers/list that have sites and
+# a format, in the form of built_markers; sorted. A name that only has
+# marker_enabled() guards has no format, and no line in Module.markers.
 listed_markers() {
 	awk 'NR > 1 && $5 != "-" {
 		f = $0
 		sub(/^[^"]*"/, "", f)
 		sub(/"$/, "", f)
-		print $1 "\t" $5 "\t" f
+		if (f != "")
+			print $1 "\t" $5 "\t" f
 	}' /sys/kernel/tracing/markers/list | sort -u
 }
 
