@@ -443,9 +443,10 @@ static __always_inline void __marker_no_record(struct marker *marker)
  * plain load (data_race()), as kernel/marker_switch.c only changes it
  * while no call can take it to a probe, lets the compiler place it best.
  *
- * Under lockdep every pass over a site checks that RCU is watching, as a
- * tracepoint does, so that a site where a probe could not run safely is
- * reported while the marker is still off.
+ * Under lockdep every pass over a site checks that RCU is watching, after
+ * the site as a tracepoint does, so that a site where a probe could not run
+ * safely is reported while the marker is still off; the code right before
+ * a site stays the caller's.
  */
 #define __MARK(site_fn, record_fn, name, call_private, format, args...)	\
 	do {								\
@@ -454,9 +455,6 @@ static __always_inline void __marker_no_record(struct marker *marker)
 		__marker_check_nr_args(args);				\
 		if (0)							\
 			__marker_check_format(format, ## args);		\
-		if (IS_ENABLED(CONFIG_LOCKDEP))				\
-			WARN_ONCE(!rcu_is_watching(),			\
-				  "RCU not watching for marker %s\n", #name); \
 		if (site_fn(&__marker_##name)) {			\
 			preempt_disable_notrace();			\
 			/* data_race(): @data, see above */		\
@@ -467,6 +465,9 @@ static __always_inline void __marker_no_record(struct marker *marker)
 				record_fn(&__marker_##name);		\
 			preempt_enable_notrace();			\
 		}							\
+		if (IS_ENABLED(CONFIG_LOCKDEP))				\
+			WARN_ONCE(!rcu_is_watching(),			\
+				  "RCU not watching for marker %s\n", #name); \
 	} while (0)
 
 /**

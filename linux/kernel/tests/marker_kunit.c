@@ -2918,6 +2918,40 @@ static noinline void marker_test_fire_optprobed(int value)
 	marker_test_sink4(28, value);
 }
 
+/* Whether @insn transfers control: an optprobe copies no such instruction. */
+static bool marker_test_insn_branches(const struct insn *insn)
+{
+	u8 op = insn->opcode.bytes[0];
+
+	return op == CALL_INSN_OPCODE || op == JMP32_INSN_OPCODE || op == JMP8_INSN_OPCODE ||
+	       (op >= 0x70 && op <= 0x7f) || op == RET_INSN_OPCODE || op == INT3_INSN_OPCODE ||
+	       op == 0xff || (op == 0x0f && (insn->opcode.bytes[1] & 0xf0) == 0x80);
+}
+
+/*
+ * The first instruction from @from on whose first 5 bytes an optprobe could
+ * copy: instructions that do not transfer control. Past the site comes the
+ * lockdep check of MARK() (a call and a branch), under CONFIG_LOCKDEP.
+ */
+static void *marker_test_optimizable_from(struct kunit *test, u8 *from)
+{
+	u8 *addr, *p;
+	struct insn insn;
+
+	for (addr = from; addr < from + 64; addr += insn.length) {
+		for (p = addr; p < addr + JMP32_INSN_SIZE; p += insn.length) {
+			KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, p), 0);
+			if (marker_test_insn_branches(&insn))
+				break;
+		}
+		if (p >= addr + JMP32_INSN_SIZE)
+			return addr;
+		KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, addr), 0);
+	}
+	KUNIT_FAIL_AND_ABORT(test, "no instruction an optprobe could take after %pS", from);
+	return NULL;
+}
+
 /*
  * An optprobe would replace the 5 bytes from its address with a jump. On
  * the instruction right before a site, those bytes are the site's: the
@@ -2932,7 +2966,6 @@ static void marker_optprobe_next_to_site(struct kunit *test)
 	const char *name = "marker_test_optprobed";
 	u8 near_byte, far_byte, before[12];
 	struct marker_test_site site;
-	struct insn insn;
 	void *code;
 	int ret;
 
@@ -2942,8 +2975,7 @@ static void marker_optprobe_next_to_site(struct kunit *test)
 	KUNIT_ASSERT_LT_MSG(test, (u8 *)code - (u8 *)near.addr, JMP32_INSN_SIZE,
 			    "%pS: the jump of an optprobe there would not reach the site",
 			    near.addr);
-	KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, site.code + site.size), 0);
-	far.addr = (kprobe_opcode_t *)(site.code + site.size + insn.length);
+	far.addr = marker_test_optimizable_from(test, site.code + site.size);
 
 	/* On, with a NOP in the slot: the bytes an optprobe would copy decode. */
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
