@@ -79,6 +79,7 @@
 
 #define pr_fmt(fmt) "marker: " fmt
 
+#include <linux/immediate.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
