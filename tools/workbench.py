@@ -420,12 +420,15 @@ def cmd_ftracetest(args) -> Status:
 	shares = min(settings.PARALLEL_GUESTS, len(cases) or settings.PARALLEL_GUESTS)
 	# The latency tracers' cases need a clock finer than a jiffy. The
 	# soft-lockup detector gets its longest threshold (a report after
-	# 120 s): under function graph tracing of every function, KASAN's
-	# stack traces make one softirq of RCU callbacks run 90 s of real
-	# time in a TCG vCPU (fgraph-multi.tc), which is a 20 s report.
+	# 120 s), and RCU's stall detector its longest timeout (300 s):
+	# under function graph tracing of every function, KASAN's stack
+	# traces make one softirq of RCU callbacks run 90 s of real time in
+	# a TCG vCPU (fgraph-multi.tc), which is a 20 s soft-lockup report,
+	# and kept a CPU 26 s in rcu_core() (trace_graph_return()), which is
+	# an RCU stall report after 21 s.
 	khz = qemu.host_tsc_khz()
 	clock = (f'tsc_early_khz={khz}',) if khz else ()
-	clock += ('watchdog_thresh=60',)
+	clock += ('watchdog_thresh=60', 'rcupdate.rcu_cpu_stall_timeout=300')
 	with concurrent.futures.ThreadPoolExecutor(shares) as pool:
 		runs = [pool.submit(boot_guest, p, build, initrd, outdir,
 				    (settings.FTRACETEST_PHASE,), i,
