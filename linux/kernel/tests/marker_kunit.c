@@ -1548,7 +1548,7 @@ static void marker_module_race(struct kunit *test)
 
 /* Counted by the probe of marker_kunit_mod, loaded with probe=1. */
 atomic_long_t marker_kunit_probe_calls;
-EXPORT_SYMBOL_GPL(marker_kunit_probe_calls);
+EXPORT_SYMBOL_NS_GPL(marker_kunit_probe_calls, EXPORTED_FOR_KUNIT_TESTING);
 
 static noinline void marker_test_fire_probe_module(int value)
 {
