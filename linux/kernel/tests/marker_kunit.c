@@ -2935,18 +2935,20 @@ static bool marker_test_insn_branches(const struct insn *insn)
  */
 static void *marker_test_optimizable_from(struct kunit *test, u8 *from)
 {
+	unsigned int first = 0;
 	u8 *addr, *p;
 	struct insn insn;
 
-	for (addr = from; addr < from + 64; addr += insn.length) {
-		for (p = addr; p < addr + JMP32_INSN_SIZE; p += insn.length) {
+	for (addr = from; addr < from + 64; addr += first) {
+		for (p = addr, first = 0; p < addr + JMP32_INSN_SIZE; p += insn.length) {
 			KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, p), 0);
+			if (!first)
+				first = insn.length;
 			if (marker_test_insn_branches(&insn))
 				break;
 		}
 		if (p >= addr + JMP32_INSN_SIZE)
 			return addr;
-		KUNIT_ASSERT_EQ(test, insn_decode_kernel(&insn, addr), 0);
 	}
 	KUNIT_FAIL_AND_ABORT(test, "no instruction an optprobe could take after %pS", from);
 	return NULL;
