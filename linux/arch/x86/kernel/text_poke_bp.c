@@ -9,37 +9,32 @@
  * poke_sites_apply() rewrites a whole batch of them with three rounds of
  * core serialization, whatever the batch size.
  *
- * It follows the protocol of text_poke_bp_batch() but cannot use it: that
- * one only knows how to emulate jumps, calls and NOPs, and BUGs on "mov".
- * Here the int3 handler emulates every shape it is given, so a CPU that
- * hits a site halfway through its update continues as if the new
- * instruction had run. The handler, poke_sites_int3_handler(), is called by
- * exc_int3() right after poke_int3_handler() and for the same reasons: it
- * comes before kprobes, the die notifiers and everything else that may be
- * instrumented or patched itself, it is noinstr and calls out to nothing.
+ * The rewriting is text_poke_bp_batch()'s, whose int3 handler emulates
+ * "mov $imm, %reg" besides jumps and calls; this file checks a batch before
+ * anything is written (the shapes, the text, breakpoints of other tools,
+ * overlaps), sorts it, and keeps the counters the tests and the benchmark
+ * read.
  */
 
 #define pr_fmt(fmt) "poke_sites: " fmt
 
-#include <linux/bsearch.h>
 #include <linux/cpu.h>
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
-
-#include <linux/unaligned.h>
 
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
-/* How the int3 handler runs a site's new instruction. */
-enum poke_emulate {
-	POKE_EMULATE_MOV = 1,	/* set @reg to @value, continue after the site */
-	POKE_EMULATE_JMP,	/* continue at @value */
-	POKE_EMULATE_CALL,	/* push the return address, continue at @value */
+static_assert(POKE_SITE_MAX_LEN <= TEXT_POKE_MAX_LEN);
+
+/* The kinds of instruction a site may be. */
+enum poke_kind {
+	POKE_MOV = 1,		/* mov $imm, %reg */
+	POKE_JUMP_SLOT,		/* jmp rel8, or the 2-byte NOP */
+	POKE_CALL,		/* call rel32 */
 };
 
 #define NOP2_INSN_BYTE0		0x66
@@ -51,43 +46,22 @@ enum poke_emulate {
 #define REX_B			0x01
 #define REG_SP			4
 
-/* The batch the int3 handler is serving; see poke_sites_bp_batch(). */
-static struct {
-	struct poke_site *vec;
-	unsigned int nr;
-	atomic_t refs;
-} poke_desc;
-
-static atomic_long_t poke_bypass_hits;
 static struct poke_sites_stats poke_stats;	/* under text_mutex */
+static struct text_poke_counts poke_counts;	/* of our batches */
 
-/* pt_regs slot of each register number (REX.B:reg) in "b0+r"/"b8+r". */
-static const u8 poke_reg_index[16] = {
-	offsetof(struct pt_regs, ax) / sizeof(long),
-	offsetof(struct pt_regs, cx) / sizeof(long),
-	offsetof(struct pt_regs, dx) / sizeof(long),
-	offsetof(struct pt_regs, bx) / sizeof(long),
-	offsetof(struct pt_regs, sp) / sizeof(long),
-	offsetof(struct pt_regs, bp) / sizeof(long),
-	offsetof(struct pt_regs, si) / sizeof(long),
-	offsetof(struct pt_regs, di) / sizeof(long),
-	offsetof(struct pt_regs, r8) / sizeof(long),
-	offsetof(struct pt_regs, r9) / sizeof(long),
-	offsetof(struct pt_regs, r10) / sizeof(long),
-	offsetof(struct pt_regs, r11) / sizeof(long),
-	offsetof(struct pt_regs, r12) / sizeof(long),
-	offsetof(struct pt_regs, r13) / sizeof(long),
-	offsetof(struct pt_regs, r14) / sizeof(long),
-	offsetof(struct pt_regs, r15) / sizeof(long),
-};
+/*
+ * Without memory for a batch's vector, it goes in chunks of this many
+ * sites (under text_mutex): a batch each, in address order.
+ */
+#define POKE_CHUNK	32
+static struct text_poke_loc poke_chunk[POKE_CHUNK];
 
 /* The shape of one instruction, as far as the patcher cares. */
 struct poke_shape {
-	enum poke_emulate emulate;
+	enum poke_kind kind;
 	u8 reg;			/* MOV: register number, REX.B included */
 	u8 size;		/* MOV: immediate size */
 	u8 opcode_len;		/* MOV: bytes before the immediate */
-	unsigned long value;	/* MOV: immediate; JMP, CALL: offset from the site */
 };
 
 static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
@@ -95,22 +69,15 @@ static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
 {
 	if (len != JMP8_INSN_SIZE)
 		return false;
-	shape->emulate = POKE_EMULATE_JMP;
-	if (insn[0] == JMP8_INSN_OPCODE) {
-		shape->value = JMP8_INSN_SIZE + (long)(s8)insn[1];
-		return true;
-	}
-	if (insn[0] == NOP2_INSN_BYTE0 && insn[1] == NOP2_INSN_BYTE1) {
-		shape->value = JMP8_INSN_SIZE;
-		return true;
-	}
-	return false;
+	shape->kind = POKE_JUMP_SLOT;
+	return insn[0] == JMP8_INSN_OPCODE ||
+	       (insn[0] == NOP2_INSN_BYTE0 && insn[1] == NOP2_INSN_BYTE1);
 }
 
 /*
  * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Refuses the legacy
  * high-byte registers (%ah..%bh) and %rsp, which no compiler picks for an
- * output operand and the handler does not emulate.
+ * output operand and text_poke_loc_init() does not take.
  */
 static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
@@ -143,21 +110,16 @@ static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape 
 	if (shape->reg == REG_SP || i + shape->size != len)
 		return false;
 
-	shape->emulate = POKE_EMULATE_MOV;
+	shape->kind = POKE_MOV;
 	shape->opcode_len = i;
-	shape->value = 0;
-	memcpy(&shape->value, insn + i, shape->size);
 	return true;
 }
 
 /* Decodes "call rel32". */
 static bool poke_decode_call(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
-	if (len != CALL_INSN_SIZE || insn[0] != CALL_INSN_OPCODE)
-		return false;
-	shape->emulate = POKE_EMULATE_CALL;
-	shape->value = CALL_INSN_SIZE + (long)get_unaligned((s32 *)(insn + 1));
-	return true;
+	shape->kind = POKE_CALL;
+	return len == CALL_INSN_SIZE && insn[0] == CALL_INSN_OPCODE;
 }
 
 static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *shape)
@@ -168,29 +130,22 @@ static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *sha
 
 /*
  * Checks that @site rewrites one supported instruction into another of the
- * same kind (the same register and size for "mov"), and records how the int3
- * handler emulates the new one.
+ * same kind: for "mov", the same prefixes and opcode (so the same register
+ * and size), only the immediate differs.
  */
-static int poke_site_prepare(struct poke_site *site)
+static int poke_site_check_shape(const struct poke_site *site)
 {
 	struct poke_shape old, new;
+	struct text_poke_loc tp;
 
 	if (!poke_decode(site->old, site->len, &old) ||
 	    !poke_decode(site->new, site->len, &new) ||
-	    old.emulate != new.emulate)
+	    old.kind != new.kind)
 		return -EINVAL;
-
-	if (new.emulate == POKE_EMULATE_MOV) {
-		if (old.opcode_len != new.opcode_len ||
-		    memcmp(site->old, site->new, new.opcode_len))
-			return -EINVAL;
-		site->reg = poke_reg_index[new.reg];
-		site->size = new.size;
-		site->value = new.value;
-	} else {
-		site->value = (unsigned long)site->addr + new.value;
-	}
-	site->emulate = new.emulate;
+	if (new.kind == POKE_MOV &&
+	    (old.opcode_len != new.opcode_len || memcmp(site->old, site->new, new.opcode_len) ||
+	     text_poke_loc_init_mov(&tp, site->addr, site->new, site->len)))
+		return -EINVAL;
 	return 0;
 }
 
@@ -293,234 +248,56 @@ static void poke_sites_sort(struct poke_site *sites, unsigned int nr)
 	kvfree(buf);
 }
 
-static __always_inline int poke_site_match(const void *key, const void *elt)
+/* Sets up the entry of text_poke_bp_batch() that rewrites @site. */
+static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
 {
-	const struct poke_site *site = elt;
+	struct poke_shape shape;
 
-	if (key < site->addr)
-		return -1;
-	return key > site->addr;
+	poke_decode(site->new, site->len, &shape);
+	if (shape.kind == POKE_MOV)
+		return text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
+	text_poke_loc_init(tp, site->addr, site->new, site->len, NULL);
+	return 0;
 }
 
-static __always_inline void poke_site_emulate(const struct poke_site *site,
-					      struct pt_regs *regs)
+/* Rewrites @sites (sorted) in one batch of text_poke_bp_batch(), through @tp. */
+static void poke_sites_bp_batch(const struct poke_site *sites, unsigned int nr,
+				struct text_poke_loc *tp)
 {
-	unsigned long *reg;
-
-	if (site->emulate == POKE_EMULATE_JMP) {
-		int3_emulate_jmp(regs, site->value);
-		return;
-	}
-	if (site->emulate == POKE_EMULATE_CALL) {
-		int3_emulate_call(regs, site->value);
-		return;
-	}
-
-	/* Writes like the CPU: 8 and 16-bit moves keep the upper bits. */
-	reg = (unsigned long *)regs + site->reg;
-	switch (site->size) {
-	case 1:
-		*reg = (*reg & ~0xffUL) | (u8)site->value;
-		break;
-	case 2:
-		*reg = (*reg & ~0xffffUL) | (u16)site->value;
-		break;
-	case 4:
-		*reg = (u32)site->value;
-		break;
-	default:
-		*reg = site->value;
-		break;
-	}
-	int3_emulate_jmp(regs, (unsigned long)site->addr + site->len);
-}
-
-/**
- * poke_sites_int3_handler() - send a CPU on past a site being rewritten
- * @regs: the registers of the int3 trap
- *
- * Called by exc_int3() before anything else but poke_int3_handler(), in
- * whatever context the trap hit (NMI included), before entry code has run:
- * like poke_int3_handler() it is noinstr, takes no lock, and calls nothing
- * that is not inlined, lest it hits yet another INT3.
- *
- * Return: 1 if the trap hit a site of the batch in flight and the CPU has
- * been sent on as if the new instruction had run; 0 otherwise.
- */
-noinstr int poke_sites_int3_handler(struct pt_regs *regs)
-{
-	const struct poke_site *site;
-	int ret = 0;
-	void *ip;
-
-	if (user_mode(regs))
-		return 0;
-
-	/*
-	 * Having seen our INT3, we must see the batch that placed it:
-	 *
-	 *	poke_desc.refs = 1		INT3
-	 *	smp_wmb()			smp_rmb()
-	 *	write INT3			if (poke_desc.refs != 0)
-	 */
-	smp_rmb();
-	if (!raw_atomic_inc_not_zero(&poke_desc.refs))
-		return 0;
-
-	ip = (void *)regs->ip - INT3_INSN_SIZE;
-	site = __inline_bsearch(ip, poke_desc.vec, poke_desc.nr, sizeof(*site),
-				poke_site_match);
-	if (site) {
-		poke_site_emulate(site, regs);
-		raw_atomic_long_inc(&poke_bypass_hits);
-		ret = 1;
-	}
-
-	/* Our reads of the batch happen before poke_sites_bp_batch() sees 0. */
-	smp_mb__before_atomic();
-	raw_atomic_dec(&poke_desc.refs);
-	return ret;
-}
-
-static void poke_sites_sync(void)
-{
-	text_poke_sync();
-	poke_stats.sync_rounds++;
-}
-
-/* The three writes of a batch, each over every site. */
-enum poke_step {
-	POKE_STEP_TRAP,		/* INT3 on the first byte */
-	POKE_STEP_TAIL,		/* every byte but the first */
-	POKE_STEP_HEAD,		/* the first byte */
-};
-
-/* One mapping's worth of a step: sites that lie on one page or two. */
-struct poke_run {
-	const struct poke_site *sites;
-	unsigned int nr;
-	enum poke_step step;
-};
-
-/*
- * A text_poke_f: makes @run's step at @dst, the writable alias of its text.
- * That alias is in the user half of the poking mm, which KASAN has no
- * shadow for: no instrumented access may touch it (text_poke()'s own
- * memcpy() checks the shadow out of line, with the reports __text_poke()
- * turns off).
- */
-static void __no_sanitize_address poke_run_write(void *dst, const void *src, size_t len)
-{
-	const struct poke_run *run = src;
-	const u8 *base = run->sites[0].addr;
 	unsigned int i;
 
-	for (i = 0; i < run->nr; i++) {
-		const struct poke_site *site = &run->sites[i];
-		u8 *to = dst + ((const u8 *)site->addr - base);
-		unsigned int k;
-
-		switch (run->step) {
-		case POKE_STEP_TRAP:
-			to[0] = INT3_INSN_OPCODE;
-			break;
-		case POKE_STEP_TAIL:
-			for (k = INT3_INSN_SIZE; k < site->len; k++)
-				to[k] = site->new[k];
-			break;
-		case POKE_STEP_HEAD:
-			to[0] = site->new[0];
-			break;
-		}
-	}
-}
-
-/*
- * How many of @sites (sorted, @nr > 0) one mapping reaches from the first:
- * those that end on its page or the next, in the same kind of text. A page
- * that holds a site is mapped text, so both pages of a run exist.
- */
-static unsigned int poke_run_length(const struct poke_site *sites, unsigned int nr,
-				    size_t *len)
-{
-	unsigned long first = (unsigned long)sites[0].addr;
-	bool core = core_kernel_text(first);
-	unsigned int n;
-
-	for (n = 1; n < nr; n++) {
-		unsigned long end = (unsigned long)sites[n].addr + sites[n].len - 1;
-
-		if ((end & PAGE_MASK) - (first & PAGE_MASK) > PAGE_SIZE ||
-		    core_kernel_text(end) != core)
-			break;
-	}
-	*len = (unsigned long)sites[n - 1].addr + sites[n - 1].len - first;
-	return n;
-}
-
-/* Makes @step at every site, one mapping per run of close sites. */
-static void poke_sites_write(const struct poke_site *sites, unsigned int nr,
-			     enum poke_step step)
-{
-	struct poke_run run = { .step = step };
-	unsigned int i;
-	size_t len;
-
-	for (i = 0; i < nr; i += run.nr) {
-		run.sites = &sites[i];
-		run.nr = poke_run_length(run.sites, nr - i, &len);
-		text_poke_with(poke_run_write, sites[i].addr, &run, len);
-		poke_stats.mappings++;
-	}
+	/* poke_site_check_shape() made sure that no entry is refused. */
+	for (i = 0; i < nr; i++)
+		WARN_ON_ONCE(poke_site_loc(&tp[i], &sites[i]));
+	text_poke_bp_batch(tp, nr, &poke_counts);
+	poke_stats.batches++;
 }
 
 /*
  * Rewrites the sites, which text_mutex keeps ours, while other CPUs may run
- * them:
- *
- *  0. publish the batch for the int3 handler;
- *  1. write INT3 on the first byte of every site, sync all CPUs;
- *  2. write every byte but the first, sync all CPUs;
- *  3. write the first bytes, sync all CPUs;
- *  4. wait for the handlers still running on other CPUs.
- *
- * A CPU that hits a site between 1 and 3 traps and is sent on as if the new
- * instruction had run; after 3 it runs the new instruction. Instruction
- * boundaries never move, so a task preempted next to a site resumes safely.
- * Each step maps a page (or two) once for all the sites on it, rather than
- * once per site as text_poke() would.
+ * them, with text_poke_bp_batch(): INT3 on the first byte of every site, the
+ * other bytes, then the first bytes, each step followed by a round of core
+ * serialization. A CPU that hits a site meanwhile traps and is sent on as if
+ * the new instruction had run. One batch for all the sites, or, without
+ * memory for its vector, one per POKE_CHUNK sites: every site still changes
+ * from its old instruction to its new one, only not at the same time as
+ * those of other chunks, which the callers allow for.
  */
-static void poke_sites_bp_batch(struct poke_site *sites, unsigned int nr)
+static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr)
 {
-	unsigned int i;
+	struct text_poke_loc *tp;
+	unsigned int i, n;
 
-	lockdep_assert_held(&text_mutex);
-
-	/* 0. Publish; the handler's inc_not_zero() acquires the batch. */
-	poke_desc.vec = sites;
-	poke_desc.nr = nr;
-	atomic_set_release(&poke_desc.refs, 1);
-	/* Batch before INT3; pairs with smp_rmb() in poke_sites_int3_handler(). */
-	smp_wmb();
-
-	/* 1. Trap every site. */
-	poke_sites_write(sites, nr, POKE_STEP_TRAP);
-	poke_sites_sync();
-
-	/* 2. Tails: nobody executes them now, everybody traps on byte 0. */
-	poke_sites_write(sites, nr, POKE_STEP_TAIL);
-	for (i = 0; i < nr; i++)
-		perf_event_text_poke(sites[i].addr, sites[i].old, sites[i].len,
-				     sites[i].new, sites[i].len);
-	poke_sites_sync();
-
-	/* 3. Heads: each site now holds its whole new instruction. */
-	poke_sites_write(sites, nr, POKE_STEP_HEAD);
-	poke_sites_sync();
-
-	/* 4. No handler may still look at the batch once we return. */
-	if (!atomic_dec_and_test(&poke_desc.refs))
-		atomic_cond_read_acquire(&poke_desc.refs, !VAL);
+	tp = kvmalloc_array(nr, sizeof(*tp), GFP_KERNEL);
+	if (tp) {
+		poke_sites_bp_batch(sites, nr, tp);
+		kvfree(tp);
+		return;
+	}
+	for (i = 0; i < nr; i += n) {
+		n = min(nr - i, POKE_CHUNK);
+		poke_sites_bp_batch(&sites[i], n, poke_chunk);
+	}
 }
 
 /* Single CPU, writable text: no other CPU can be running the sites. */
@@ -562,7 +339,7 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 	for (i = 0; i < nr; i++) {
 		ret = poke_site_check_owner(&sites[i]);
 		if (!ret)
-			ret = poke_site_prepare(&sites[i]);
+			ret = poke_site_check_shape(&sites[i]);
 		if (ret)
 			return ret;
 	}
@@ -577,11 +354,12 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 	if (!nr)
 		return 0;
 
-	if (system_state == SYSTEM_BOOTING)
+	if (system_state == SYSTEM_BOOTING) {
 		poke_sites_write_early(sites, nr);
-	else
-		poke_sites_bp_batch(sites, nr);
-	poke_stats.batches++;
+		poke_stats.batches++;
+	} else {
+		poke_sites_rewrite(sites, nr);
+	}
 	poke_stats.sites += nr;
 	return 0;
 }
@@ -597,6 +375,8 @@ void poke_sites_get_stats(struct poke_sites_stats *stats)
 {
 	guard(mutex)(&text_mutex);
 	*stats = poke_stats;
-	stats->bypass_hits = atomic_long_read(&poke_bypass_hits);
+	stats->sync_rounds = poke_counts.sync_rounds;
+	stats->mappings = poke_counts.mappings;
+	stats->bypass_hits = atomic_read(&poke_counts.emulated);
 }
 EXPORT_SYMBOL_GPL(poke_sites_get_stats);

@@ -13,10 +13,6 @@
  * @len: its length; @old and @new are both @len bytes long
  * @old: the bytes expected at @addr
  * @new: the bytes to write
- * @emulate: filled in by poke_sites_apply(): how the int3 handler runs @new
- * @reg: for "mov $imm, %reg", the index of %reg in struct pt_regs
- * @size: for "mov $imm, %reg", the immediate's size in bytes
- * @value: the immediate of "mov", or the target of a jump or call
  *
  * A site is "mov $imm, %reg" (opcodes b0-bf, optional 0x66 and REX
  * prefixes; @old and @new differ only in the immediate), a 2-byte jump
@@ -28,10 +24,6 @@ struct poke_site {
 	u8 len;
 	u8 old[POKE_SITE_MAX_LEN];
 	u8 new[POKE_SITE_MAX_LEN];
-	u8 emulate;
-	u8 reg;
-	u8 size;
-	unsigned long value;
 };
 
 /**
@@ -42,7 +34,7 @@ struct poke_site {
  * @mappings: text mappings made to write them (each holds the sites of a
  *	page or two, for one of the three steps of a batch)
  * @bypass_hits: times a CPU hit a site while it was rewritten and was sent
- *	on by the int3 handler
+ *	on by the int3 handler (poke_int3_handler())
  */
 struct poke_sites_stats {
 	unsigned long batches;
@@ -52,18 +44,7 @@ struct poke_sites_stats {
 	unsigned long bypass_hits;
 };
 
-struct pt_regs;
-
 int poke_sites_apply(struct poke_site *sites, unsigned int nr);
 void poke_sites_get_stats(struct poke_sites_stats *stats);
-
-#ifdef CONFIG_IMMEDIATE
-int poke_sites_int3_handler(struct pt_regs *regs);
-#else
-static __always_inline int poke_sites_int3_handler(struct pt_regs *regs)
-{
-	return 0;
-}
-#endif
 
 #endif /* _ASM_X86_TEXT_POKE_BP_H */
