@@ -23,29 +23,23 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cacheflush.h>
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/immediate.h>
 #include <linux/jump_label.h>
 #include <linux/kprobes.h>
 #include <linux/kthread.h>
 #include <linux/marker.h>
-#include <linux/memory.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
-#include <linux/stop_machine.h>
-#include <linux/sync_core.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
-#include <linux/vmalloc.h>
 
 #ifdef CONFIG_X86
 #include <asm/hardirq.h>
 #include <asm/text-patching.h>
-#include <asm/text_poke_bp.h>
 #endif
 
 #include "bench.h"
@@ -83,9 +77,16 @@ static noinline void bench_mark_off(int v)
 	MARK(bench_mark_off, "%d", v);
 }
 
-static noinline void bench_mark_imm(int v)
+/*
+ * The pattern a site runs once its slot lets it through, alone: an
+ * immediate value's mov, test and branch (x86-64; a load elsewhere).
+ */
+static DEFINE_IMV(char, bench_imv);
+
+static noinline void bench_imv_branch(int v)
 {
-	MARK(bench_mark_imm, "%d", v);
+	if (unlikely(imv_read(bench_imv)))
+		WRITE_ONCE(bench_sink, v);
 }
 
 static noinline void bench_mark_plain(int v)
@@ -297,39 +298,6 @@ static void *bench_kprobe_addr(void)
 	return NULL;
 }
 
-/*
- * Makes the jump slot of bench_mark_imm's site a NOP, as built, so that
- * the site tests its immediate; or puts the jump back.
- */
-#ifdef CONFIG_X86
-static int bench_slot_nop(bool nop)
-{
-	static const u8 nop2[] = { 0x66, 0x90 };
-	static u8 slot[2];
-	struct poke_site poke = { .len = 2 };
-	void *code;
-	int ret;
-
-	if (marker_get_sites("bench_mark_imm", &code, 1) != 1)
-		return -ENOENT;
-	poke.addr = code;
-	if (nop)
-		memcpy(slot, code, sizeof(slot));
-	memcpy(poke.old, nop ? slot : nop2, 2);
-	memcpy(poke.new, nop ? nop2 : slot, 2);
-	cpus_read_lock();
-	ret = poke_sites_apply(&poke, 1);
-	cpus_read_unlock();
-	return ret;
-}
-#else
-/* arm64: the pattern only runs as built, and modules cannot patch text. */
-static int bench_slot_nop(bool nop)
-{
-	return -EOPNOTSUPP;
-}
-#endif
-
 #ifdef CONFIG_OPTPROBES
 /* An optprobe at @addr, once the optimizer has made it a jump. */
 static void bench_optprobe(void *addr, unsigned int n, u64 base)
@@ -404,10 +372,7 @@ static void bench_hits(unsigned int n)
 	bench_result("loop.empty_call", div_u64(base * 1000, n), "ps");
 	bench_hit("disabled.none", bench_none, n, base);
 	bench_hit("disabled.mark_jump", bench_mark_off, n, base);
-	if (!bench_slot_nop(true)) {
-		bench_hit("disabled.mark_imm", bench_mark_imm, n, base);
-		bench_slot_nop(false);
-	}
+	bench_hit("disabled.imv_branch", bench_imv_branch, n, base);
 	bench_hit("disabled.mark_plain", bench_mark_plain, n, base);
 	bench_hit("disabled.static_branch", bench_static_branch, n, base);
 	bench_hit("disabled.tracepoint", bench_tracepoint, n, base);
@@ -528,24 +493,7 @@ static int bench_spin(void *data)
 	return 0;
 }
 
-/* What the markers' patcher has done since boot. */
-struct bench_patch_stats {
-	unsigned long batches;
-	unsigned long rounds;		/* sync rounds of IPIs */
-	unsigned long mappings;		/* of text pages (x86-64) */
-};
-
 #ifdef CONFIG_X86
-static void bench_patch_stats(struct bench_patch_stats *st)
-{
-	struct poke_sites_stats stats;
-
-	poke_sites_get_stats(&stats);
-	st->batches = stats.batches;
-	st->rounds = stats.sync_rounds;
-	st->mappings = stats.mappings;
-}
-
 #define BENCH_COUNTS_IPIS	true
 
 /* The function-call IPIs every CPU has taken. */
@@ -559,16 +507,6 @@ static unsigned long bench_ipis(void)
 	return sum;
 }
 #else
-static void bench_patch_stats(struct bench_patch_stats *st)
-{
-	struct marker_arch_stats stats;
-
-	marker_arch_get_stats(&stats);
-	st->batches = stats.batches;
-	st->rounds = stats.syncs;
-	st->mappings = 0;
-}
-
 #define BENCH_COUNTS_IPIS	false
 
 static unsigned long bench_ipis(void)
@@ -585,19 +523,19 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 			 int (*op)(void *arg), void *arg)
 {
 	unsigned long ipis = bench_ipis();
-	struct bench_patch_stats before, after;
+	struct markers_bench_patch_stats before, after;
 	char name[64];
 	u64 t0, ns;
 	int ret;
 
 	msleep(20);
 	WRITE_ONCE(s->max_gap, 0);
-	bench_patch_stats(&before);
+	markers_bench_patch_stats(&before);
 	t0 = local_clock();
 	ret = op(arg);
 	ns = local_clock() - t0;
 	ipis = bench_ipis() - ipis;
-	bench_patch_stats(&after);
+	markers_bench_patch_stats(&after);
 	/* The spinner records the stall once it runs again. */
 	msleep(20);
 	if (ret) {
@@ -654,120 +592,57 @@ static int bench_key_unswitch(void *key)
 
 /*
  * The same switch of marker sites, done the way of the old days: every CPU
- * stopped while one rewrites the bytes through a writable alias of the
- * module's text, then a round of core serialization.
+ * stopped while one rewrites their bytes with the kernel's own text writer
+ * (stopped.c), then each CPU serializes.
  */
 struct bench_stop {
+	const char *name;
 	unsigned int n;
-	void **code;		/* each site */
-	u8 **alias;		/* writable alias of each site */
-	u8 (*off)[4];		/* slot and mov (arm64: slot) of each site, off */
-	u8 (*on)[4];		/* and on */
+	u8 (*off)[MARKERS_BENCH_SITE_BYTES];	/* the first bytes of each site, off */
+	u8 (*on)[MARKERS_BENCH_SITE_BYTES];	/* and on */
 	bool to_on;
-	struct page **pages;
-	void *map;
-	atomic_t entered;	/* CPUs in bench_stop_write() */
-	bool written;
 };
-
-/* Runs on every CPU, all stopped: the first one in writes, all serialize. */
-static int bench_stop_write(void *data)
-{
-	struct bench_stop *st = data;
-	unsigned int i;
-
-	if (atomic_inc_return(&st->entered) == 1) {
-		for (i = 0; i < st->n; i++) {
-			memcpy(st->alias[i], st->to_on ? st->on[i] : st->off[i], 4);
-#ifndef CONFIG_X86
-			/* To where instruction fetches see it. */
-			caches_clean_inval_pou((unsigned long)st->code[i],
-					       (unsigned long)st->code[i] + 4);
-#endif
-		}
-		/* Orders the writes before the flag; pairs with the acquire below. */
-		smp_store_release(&st->written, true);
-	} else {
-		/* Sees the writes once it sees the flag; pairs with the release. */
-		while (!smp_load_acquire(&st->written))
-			cpu_relax();
-	}
-#ifdef CONFIG_X86
-	sync_core();
-#else
-	isb();
-#endif
-	return 0;
-}
 
 static int bench_stop_switch(void *data)
 {
 	struct bench_stop *st = data;
 
 	st->to_on = !st->to_on;
-	atomic_set(&st->entered, 0);
-	st->written = false;
-	return stop_machine(bench_stop_write, st, cpu_online_mask);
+	return markers_bench_write_stopped(st->name, st->to_on ? st->off : st->on,
+					   st->to_on ? st->on : st->off, st->n);
 }
 
 static void bench_stop_free(struct bench_stop *st)
 {
-	if (st->map)
-		vunmap(st->map);
-	kfree(st->pages);
-	kfree(st->alias);
 	kfree(st->on);
 	kfree(st->off);
 }
 
 /*
- * Prepares a stop_machine() switch of the sites of @name: takes their bytes
- * on and off from the markers core, and maps their pages writable.
+ * Prepares a stop_machine() switch of the sites @code of @name: takes
+ * their bytes off and on from a switch of the markers core.
  */
 static int bench_stop_prepare(struct bench_stop *st, const char *name, void **code,
 			      unsigned int n)
 {
-	unsigned int i, npages = 0;
+	unsigned int i;
 	int ret;
 
+	st->name = name;
 	st->n = n;
-	st->code = code;
-	st->alias = kcalloc(n, sizeof(*st->alias), GFP_KERNEL);
 	st->on = kcalloc(n, sizeof(*st->on), GFP_KERNEL);
 	st->off = kcalloc(n, sizeof(*st->off), GFP_KERNEL);
-	st->pages = kcalloc(2 * n, sizeof(*st->pages), GFP_KERNEL);
-	if (!st->alias || !st->on || !st->off || !st->pages)
+	if (!st->on || !st->off)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		memcpy(st->off[i], code[i], 4);
+		memcpy(st->off[i], code[i], MARKERS_BENCH_SITE_BYTES);
 	ret = bench_mark_switch((void *)name);
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++)
-		memcpy(st->on[i], code[i], 4);
+		memcpy(st->on[i], code[i], MARKERS_BENCH_SITE_BYTES);
 	bench_mark_unswitch((void *)name);
 	marker_synchronize_unregister();
-
-	/* Every page holding a byte of a site, once. */
-	for (i = 0; i < n; i++) {
-		struct page *first = vmalloc_to_page(code[i]);
-		struct page *last = vmalloc_to_page(code[i] + 3);
-
-		if (!npages || st->pages[npages - 1] != first)
-			st->pages[npages++] = first;
-		if (last != first)
-			st->pages[npages++] = last;
-	}
-	st->map = vmap(st->pages, npages, VM_MAP, PAGE_KERNEL);
-	if (!st->map)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		unsigned int page;
-
-		for (page = 0; st->pages[page] != vmalloc_to_page(code[i]); page++)
-			;
-		st->alias[i] = st->map + page * PAGE_SIZE + offset_in_page(code[i]);
-	}
 	return 0;
 }
 
@@ -808,6 +683,10 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 
 	if (bench_stop_prepare(&st, name, code, got)) {
 		snprintf(row, sizeof(row), "switch.%u.stop_machine_failed", n);
+		bench_result(row, 1, "-");
+	} else if (IS_ENABLED(CONFIG_X86) && IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		/* text_poke() takes a lock that sleeps there: not stopped. */
+		snprintf(row, sizeof(row), "switch.%u.stop_machine.preempt_rt", n);
 		bench_result(row, 1, "-");
 	} else {
 		snprintf(row, sizeof(row), "switch.%u.stop_machine.on", n);
@@ -908,3 +787,4 @@ module_init(markers_bench_init);
 module_exit(markers_bench_exit);
 MODULE_DESCRIPTION("Markers benchmark: markers against static keys, tracepoints, kprobes");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(MARKERS_BENCH);

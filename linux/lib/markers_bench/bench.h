@@ -43,6 +43,25 @@ void bench_fp_mark(int v);
 void bench_fp_static_branch(int v);
 void bench_fp_trace_event(int v);
 
+/*
+ * The way of the old days (stopped.c, built in): the first bytes of each
+ * site of @name, which a switch changes (x86: the jump slot and the mov;
+ * arm64: the slot), rewritten with every CPU stopped.
+ */
+#define MARKERS_BENCH_SITE_BYTES	4
+int markers_bench_write_stopped(const char *name,
+				const u8 (*from)[MARKERS_BENCH_SITE_BYTES],
+				const u8 (*to)[MARKERS_BENCH_SITE_BYTES], unsigned int nr);
+
+/* What the markers' patcher has done since boot (stopped.c reads it). */
+struct markers_bench_patch_stats {
+	unsigned long batches;
+	unsigned long rounds;		/* sync rounds of IPIs */
+	unsigned long mappings;		/* of text pages (x86-64) */
+};
+
+void markers_bench_patch_stats(struct markers_bench_patch_stats *st);
+
 /* v1's tracefs probe: vsnprintf() and a record of the string (v1.c). */
 void bench_v1_probe(void *probe_private, void *call_private,
 		    const struct marker *marker, ...);

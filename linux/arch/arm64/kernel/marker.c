@@ -53,7 +53,6 @@ void marker_arch_get_stats(struct marker_arch_stats *stats)
 	stats->syncs = READ_ONCE(marker_stats.syncs);
 	stats->unsynced = READ_ONCE(marker_stats.unsynced);
 }
-EXPORT_SYMBOL_GPL(marker_arch_get_stats);
 
 /* Where a site's cbnz goes: its probe block. */
 static int marker_probe_block(const struct site_entry *site, u32 **block)

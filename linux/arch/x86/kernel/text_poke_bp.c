@@ -363,7 +363,6 @@ int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 	poke_stats.sites += nr;
 	return 0;
 }
-EXPORT_SYMBOL_GPL(poke_sites_apply);
 
 /**
  * poke_sites_get_stats() - read the patcher's counters
@@ -379,4 +378,3 @@ void poke_sites_get_stats(struct poke_sites_stats *stats)
 	stats->mappings = poke_counts.mappings;
 	stats->bypass_hits = atomic_read(&poke_counts.emulated);
 }
-EXPORT_SYMBOL_GPL(poke_sites_get_stats);
