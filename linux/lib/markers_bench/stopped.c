@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include <linux/stop_machine.h>
 #include <linux/string.h>
+#include <linux/sync_core.h>
 
 #include "bench.h"
 
