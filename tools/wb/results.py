@@ -6,7 +6,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Pattern, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .shell import run
 
@@ -297,11 +297,9 @@ def parse(kunit_py: Path, ktap: Path) -> Counts:
 	return counts
 
 
-def splats(console: Path, known: Sequence[Pattern] = ()) -> List[str]:
-	"""Console lines that report a kernel warning, bug, crash or lockdep
-	splat, but for those in which a pattern of @known is found."""
+def splats(console: Path) -> List[str]:
+	"""Console lines that report a kernel warning, bug, crash or lockdep splat."""
 	if not console.is_file():
 		return []
-	lines = console.read_text(errors='replace').splitlines()
-	return [line.rstrip() for line in lines if SPLAT.search(line) and
-		not any(k.search(line.rstrip()) for k in known)]
+	return [line.rstrip() for line in console.read_text(errors='replace').splitlines()
+		if SPLAT.search(line)]
