@@ -130,44 +130,68 @@ static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *sha
 
 /*
  * Checks that @site rewrites one supported instruction into another of the
- * same kind: for "mov", the same prefixes and opcode (so the same register
- * and size), only the immediate differs.
+ * same kind (for "mov", the same prefixes and opcode, so the same register
+ * and size: only the immediate differs), and sets up @tp, the entry of
+ * text_poke_bp_batch() that rewrites it.
  */
-static int poke_site_check_shape(const struct poke_site *site)
+static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
 {
 	struct poke_shape old, new;
-	struct text_poke_loc tp;
 
 	if (!poke_decode(site->old, site->len, &old) ||
 	    !poke_decode(site->new, site->len, &new) ||
 	    old.kind != new.kind)
 		return -EINVAL;
-	if (new.kind == POKE_MOV &&
-	    (old.opcode_len != new.opcode_len || memcmp(site->old, site->new, new.opcode_len) ||
-	     text_poke_loc_init_mov(&tp, site->addr, site->new, site->len)))
-		return -EINVAL;
+	if (new.kind == POKE_MOV) {
+		if (old.opcode_len != new.opcode_len ||
+		    memcmp(site->old, site->new, new.opcode_len))
+			return -EINVAL;
+		return text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
+	}
+	text_poke_loc_init(tp, site->addr, site->new, site->len, NULL);
 	return 0;
 }
 
-static bool poke_site_in_text(const struct poke_site *site)
+/* Whether [@start, @last] is text of @mod: all core text, or all init text. */
+static bool poke_module_text(const struct module *mod, unsigned long start,
+			     unsigned long last)
+{
+	return (within_module_mem_type(start, mod, MOD_TEXT) &&
+		within_module_mem_type(last, mod, MOD_TEXT)) ||
+	       (within_module_mem_type(start, mod, MOD_INIT_TEXT) &&
+		within_module_mem_type(last, mod, MOD_INIT_TEXT));
+}
+
+/*
+ * Whether @site is kernel or module text. *@mod is the module of the
+ * site checked before, if any: the sites of a batch are mostly those of
+ * one module, which is then looked up once. The caller keeps the modules
+ * of its sites from going away (site tables are emptied by the module
+ * notifier, under the lock the caller holds).
+ */
+static bool poke_site_in_text(const struct poke_site *site, struct module **mod)
 {
 	unsigned long start = (unsigned long)site->addr;
 	unsigned long last = start + site->len - 1;
 
 	if (core_kernel_text(start))
 		return core_kernel_text(last);
-	return is_module_text_address(start) && is_module_text_address(last);
+	if (!*mod || !poke_module_text(*mod, start, last)) {
+		scoped_guard(preempt)
+			*mod = __module_text_address(start);
+	}
+	return *mod && poke_module_text(*mod, start, last);
 }
 
 /*
  * A site must be text, and not under a breakpoint: that means someone else
  * (kprobes, a debugger) owns the instruction right now.
  */
-static int poke_site_check_owner(const struct poke_site *site)
+static int poke_site_check_owner(const struct poke_site *site, struct module **mod)
 {
 	if (!site->len || site->len > POKE_SITE_MAX_LEN)
 		return -EINVAL;
-	if (!poke_site_in_text(site)) {
+	if (!poke_site_in_text(site, mod)) {
 		pr_err("%pS is not kernel or module text\n", site->addr);
 		return -EINVAL;
 	}
@@ -248,55 +272,34 @@ static void poke_sites_sort(struct poke_site *sites, unsigned int nr)
 	kvfree(buf);
 }
 
-/* Sets up the entry of text_poke_bp_batch() that rewrites @site. */
-static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
-{
-	struct poke_shape shape;
-
-	poke_decode(site->new, site->len, &shape);
-	if (shape.kind == POKE_MOV)
-		return text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
-	text_poke_loc_init(tp, site->addr, site->new, site->len, NULL);
-	return 0;
-}
-
-/* Rewrites @sites (sorted) in one batch of text_poke_bp_batch(), through @tp. */
-static void poke_sites_bp_batch(const struct poke_site *sites, unsigned int nr,
-				struct text_poke_loc *tp)
-{
-	unsigned int i;
-
-	/* poke_site_check_shape() made sure that no entry is refused. */
-	for (i = 0; i < nr; i++)
-		WARN_ON_ONCE(poke_site_loc(&tp[i], &sites[i]));
-	text_poke_bp_batch(tp, nr, &poke_counts);
-	poke_stats.batches++;
-}
-
 /*
  * Rewrites the sites, which text_mutex keeps ours, while other CPUs may run
  * them, with text_poke_bp_batch(): INT3 on the first byte of every site, the
  * other bytes, then the first bytes, each step followed by a round of core
  * serialization. A CPU that hits a site meanwhile traps and is sent on as if
- * the new instruction had run. One batch for all the sites, or, without
- * memory for its vector, one per POKE_CHUNK sites: every site still changes
- * from its old instruction to its new one, only not at the same time as
- * those of other chunks, which the callers allow for.
+ * the new instruction had run. One batch for all the sites, whose entries
+ * @tp holds already, or, without memory for them (@tp NULL), one per
+ * POKE_CHUNK sites: every site still changes from its old instruction to
+ * its new one, only not at the same time as those of other chunks, which
+ * the callers allow for.
  */
-static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr)
+static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr,
+			       struct text_poke_loc *tp)
 {
-	struct text_poke_loc *tp;
-	unsigned int i, n;
+	unsigned int i, k, n;
 
-	tp = kvmalloc_array(nr, sizeof(*tp), GFP_KERNEL);
 	if (tp) {
-		poke_sites_bp_batch(sites, nr, tp);
-		kvfree(tp);
+		text_poke_bp_batch(tp, nr, &poke_counts);
+		poke_stats.batches++;
 		return;
 	}
 	for (i = 0; i < nr; i += n) {
 		n = min(nr - i, POKE_CHUNK);
-		poke_sites_bp_batch(&sites[i], n, poke_chunk);
+		/* poke_sites_apply() made sure that no entry is refused. */
+		for (k = 0; k < n; k++)
+			WARN_ON_ONCE(poke_site_loc(&poke_chunk[k], &sites[i + k]));
+		text_poke_bp_batch(poke_chunk, n, &poke_counts);
+		poke_stats.batches++;
 	}
 }
 
@@ -329,39 +332,48 @@ static void __ref poke_sites_write_early(struct poke_site *sites, unsigned int n
  */
 int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 {
+	struct text_poke_loc *tp = NULL, scratch;
+	struct module *mod = NULL;
+	bool early = system_state == SYSTEM_BOOTING;
 	unsigned int i;
 	int ret;
 
 	lockdep_assert_cpus_held();
 	might_sleep();
 
-	guard(mutex)(&text_mutex);
-	for (i = 0; i < nr; i++) {
-		ret = poke_site_check_owner(&sites[i]);
-		if (!ret)
-			ret = poke_site_check_shape(&sites[i]);
-		if (ret)
-			return ret;
-	}
-	poke_sites_sort(sites, nr);
-	for (i = 0; i < nr; i++) {
-		if (i && sites[i - 1].addr + sites[i - 1].len > sites[i].addr)
-			return -EINVAL;
-		ret = poke_site_check_text(&sites[i]);
-		if (ret)
-			return ret;
-	}
 	if (!nr)
 		return 0;
+	guard(mutex)(&text_mutex);
+	poke_sites_sort(sites, nr);
+	for (i = 0; i < nr; i++) {
+		ret = poke_site_check_owner(&sites[i], &mod);
+		if (ret)
+			return ret;
+	}
+	/* The entries of the batch are set up as the sites are checked. */
+	if (!early)
+		tp = kvmalloc_array(nr, sizeof(*tp), GFP_KERNEL);
+	for (i = 0; i < nr; i++) {
+		if (i && sites[i - 1].addr + sites[i - 1].len > sites[i].addr)
+			ret = -EINVAL;
+		else
+			ret = poke_site_loc(tp ? &tp[i] : &scratch, &sites[i]);
+		if (!ret)
+			ret = poke_site_check_text(&sites[i]);
+		if (ret)
+			goto out_free;
+	}
 
-	if (system_state == SYSTEM_BOOTING) {
+	if (early) {
 		poke_sites_write_early(sites, nr);
 		poke_stats.batches++;
 	} else {
-		poke_sites_rewrite(sites, nr);
+		poke_sites_rewrite(sites, nr, tp);
 	}
 	poke_stats.sites += nr;
-	return 0;
+out_free:
+	kvfree(tp);
+	return ret;
 }
 
 /**
