@@ -158,16 +158,20 @@ static int marker_update_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* A marker with several sites was collected once per site: keep one. */
-static unsigned int marker_updates_unique(struct imv_update *updates, unsigned int n)
+/*
+ * Orders @updates (of distinct markers) by variable, which the
+ * immediate-values API checks in linear time. They come in the order of
+ * the markers' first sites, mostly that of the markers themselves.
+ */
+static void marker_updates_sort(struct imv_update *updates, unsigned int n)
 {
-	unsigned int i, k = 0;
+	unsigned int i;
 
-	sort(updates, n, sizeof(*updates), marker_update_cmp, NULL);
-	for (i = 0; i < n; i++)
-		if (!k || updates[k - 1].var != updates[i].var)
-			updates[k++] = updates[i];
-	return k;
+	for (i = 1; i < n; i++)
+		if (updates[i - 1].var > updates[i].var)
+			break;
+	if (i < n)
+		sort(updates, n, sizeof(*updates), marker_update_cmp, NULL);
 }
 
 /* The arrays of one switch, each as long as the entries collected. */
@@ -236,14 +240,19 @@ static void marker_switch_plan(const struct marker_switch *sw,
 				.from = sw->from,
 				.to = on ? MARKER_SITE_ON : MARKER_SITE_OFF,
 			};
-		if (m->enabled != on)
+		/* A marker with several sites: its update once. */
+		if (m->enabled != on && !m->planned) {
+			m->planned = true;
 			updates[(*nr_updates)++] = (struct imv_update) {
 				.var = &m->enabled,
 				.value = on,
 				.size = sizeof(m->enabled),
 			};
+		}
 	}
-	*nr_updates = marker_updates_unique(updates, *nr_updates);
+	for (i = 0; i < *nr_updates; i++)
+		container_of((u8 *)updates[i].var, struct marker, enabled)->planned = false;
+	marker_updates_sort(updates, *nr_updates);
 }
 
 /*

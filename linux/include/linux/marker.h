@@ -155,6 +155,8 @@ struct marker_probes {
  *	it (patched sites as the immediate of their mov, see <asm/marker.h>);
  *	only the markers core changes it, through the immediate-values API.
  * @nr_args: the number of arguments its sites pass
+ * @planned: private to the markers core: set while the switch being
+ *	planned holds the update of @enabled
  * @data: what its sites pass as the first argument of their call: the
  *	@probe_private of the probe their recorded calls go straight to;
  *	only the markers core changes it
@@ -170,6 +172,7 @@ struct marker {
 	struct marker_entry *entry;
 	u8 enabled;
 	u8 nr_args;
+	u8 planned;
 	void *data;
 };
 
