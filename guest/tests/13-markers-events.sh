@@ -230,7 +230,13 @@ if has_tool trace-cmd; then
 	(cd /tmp && trace-cmd record -q -e markers:mev_hit -o /tmp/trace.dat \
 		sh -c "echo 'hit 4' > $P" && trace-cmd report -i /tmp/trace.dat) \
 		> /tmp/trace-cmd.out 2>&1
-	expect_eq "trace-cmd record + report: 4 records" 4 "$(grep -c 'mev_hit:' /tmp/trace-cmd.out)"
+	records=$(grep -c 'mev_hit:' /tmp/trace-cmd.out)
+	expect_eq "trace-cmd record + report: 4 records" 4 "$records"
+	if [ "$records" != 4 ]; then
+		# Did the records reach the ring buffer, and who read them?
+		diag "$(grep -H '' /tmp/trace-cmd.out | head -20)"
+		diag "$(grep -H -E '^(entries|overrun|read events)' $T/per_cpu/cpu*/stats)"
+	fi
 	expect_grep "trace-cmd report shows the fields of i = 2" \
 		'mev_hit: +key 2 val -2 big 17179869184 name even tag 99$' /tmp/trace-cmd.out
 else
