@@ -177,8 +177,8 @@ static bool poke_site_in_text(const struct poke_site *site, struct module **mod)
 	if (core_kernel_text(start))
 		return core_kernel_text(last);
 	if (!*mod || !poke_module_text(*mod, start, last)) {
-		scoped_guard(preempt)
-			*mod = __module_text_address(start);
+		guard(preempt)();
+		*mod = __module_text_address(start);
 	}
 	return *mod && poke_module_text(*mod, start, last);
 }
