@@ -8,6 +8,7 @@
 #   make series        write out/series (cover letter + patches) and checkpatch it
 #   make series-check  build the kernel after every patch (bisectability)
 #   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
+#   make bench-macro   whole workloads on kernels with hot paths instrumented or not
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
@@ -22,10 +23,10 @@ CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
 MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline)
 
-.PHONY: test test-full run series series-check bench mutate ftracetest build clean help
+.PHONY: test test-full run series series-check bench bench-macro mutate ftracetest build clean help
 
 help:
-	@sed -n '3,18p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -44,6 +45,9 @@ ftracetest:
 
 bench:
 	$(WORKBENCH) bench
+
+bench-macro:
+	$(WORKBENCH) bench-macro
 
 mutate:
 	$(WORKBENCH) mutate $(MUTATE_ARGS)

@@ -502,6 +502,22 @@ def cmd_bench(args) -> Status:
 	return Status.SUCCESS
 
 
+def cmd_bench_macro(args) -> Status:
+	"""Builds the kernels of the macro benchmark and runs the workloads in
+	each."""
+	p = prepare(install=not args.no_install)
+	builds = [kbuild.build(p.tree, config) for config in settings.BENCH_MACRO]
+	for build in builds:
+		link_build(build)
+	outdir = settings.OUT / 'bench-macro'
+	shutil.rmtree(outdir, ignore_errors=True)
+	outdir.mkdir(parents=True)
+	json_path, table_path = bench.macro(p.qemu, builds, outdir)
+	print(table_path.read_text(), end='')
+	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
+	return Status.SUCCESS
+
+
 def cmd_build(args) -> Status:
 	p = prepare(install=not args.no_install)
 	for config in selected_configs(args.config):
@@ -542,11 +558,13 @@ def main(argv: Sequence[str]) -> int:
 		       help='runs on the host clock, after the -icount run (default: %(default)s)')
 	p.add_argument('--param', action='append',
 		       help='markers_bench parameter, e.g. iterations=100000 (repeatable)')
+	sub.add_parser('bench-macro', help='whole workloads on kernels with and without '
+		       'instrumented hot paths')
 	args = parser.parse_args(argv)
 	settings.TCG_THREADS = args.tcg
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
 		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate,
-		    'ftracetest': cmd_ftracetest}
+		    'ftracetest': cmd_ftracetest, 'bench-macro': cmd_bench_macro}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

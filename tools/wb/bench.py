@@ -444,3 +444,105 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 			   targets_text(other_goals[name]).replace('targets:', f'targets, {name}:', 1)]
 	table_path.write_text('\n\n'.join(report) + '\n')
 	return json_path, table_path
+
+
+# --- macro benchmark ----------------------------------------------------------
+
+# The kernels of settings.BENCH_MACRO, by the variant their name ends with.
+MACRO_REFERENCE = 'none'
+MACRO_VARIANTS = ('markers', 'tracepoints')
+# The sections of vmlinux that the instrumentation may change.
+MACRO_SECTIONS = ('.text', '.rodata', '.data', '__markers', '__markers_strings',
+		  '__marker_sites', '__imv', '__tracepoints', '__tracepoints_ptrs',
+		  '__tracepoints_strings')
+
+
+def _variant(build: Build) -> str:
+	return build.config.name.rsplit('-', 1)[1]
+
+
+def macro_sizes(build: Build) -> Dict[str, int]:
+	"""`size -A` of vmlinux: the bytes of each section of MACRO_SECTIONS."""
+	sizes = {}
+	for line in output(['size', '-A', str(build.dir / 'vmlinux')]).splitlines():
+		words = line.split()
+		if len(words) >= 2 and words[0] in MACRO_SECTIONS and words[1].isdigit():
+			sizes[words[0]] = int(words[1])
+	return sizes
+
+
+def macro_guest(qemu_prefix: Path, build: Build, outdir: Path) -> Rows:
+	"""Boots a kernel of the macro benchmark once under -icount."""
+	initrd = initramfs.make(build)
+	guest = qemu.boot(qemu_prefix, build.image, initrd, ['wb.mode=macro', 'quiet'],
+			  build.config.smp, settings.BENCH_TIMEOUT, outdir / 'console.log',
+			  outdir / 'results.txt', arch=build.config.arch,
+			  extra=settings.BENCH_ICOUNT_ARGS, tcg='single')
+	text = guest.channel()
+	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
+		raise WorkbenchError(f'macro benchmark guest {guest.status.value}, see '
+				     f'{outdir / "console.log"}')
+	splats = results.splats(outdir / 'console.log')
+	if splats:
+		raise WorkbenchError(f'the macro benchmark kernel {build.config.name} complained:\n' +
+				     '\n'.join(splats[:20]))
+	rows = parse_rows(text)
+	failed = [r for r in rows if r.endswith('.failed')]
+	if failed or not rows:
+		raise WorkbenchError(f'macro benchmark on {build.config.name}: '
+				     f'{", ".join(failed) or "no rows"}; see {outdir / "console.log"}')
+	log(f'macro benchmark, {build.config.name}: {len(rows)} rows in {guest.seconds:.0f} s')
+	return rows
+
+
+def macro_table(rows: Dict[str, Rows], sizes: Dict[str, Dict[str, int]]) -> str:
+	"""Workload x kernel, in guest instructions and against the reference."""
+	ref = rows[MACRO_REFERENCE]
+	workloads = [r.split('.')[1] for r in ref if r.endswith('.off')]
+	columns = [(v, 'off') for v in MACRO_VARIANTS] + [(v, 'probed') for v in MACRO_VARIANTS]
+	head = f'{"workload":<18} {"none":>12}' + ''.join(
+		f' {f"{v} {phase}":>26}' for v, phase in columns)
+	lines = ['macro benchmark: guest instructions per workload (median of 3 runs, -icount); '
+		 'in parentheses, the difference with the kernel without the sites', '', head]
+	for w in workloads:
+		base = ref[f'macro.{w}.off'][0]
+		cells = ''
+		for v, phase in columns:
+			value = rows[v].get(f'macro.{w}.{phase}', (None, ''))[0]
+			cells += (f' {value:>14} ({100 * (value - base) / base:+6.2f}%)' if value
+				  else f' {"-":>26}')
+		lines.append(f'{w:<18} {base:>12}{cells}')
+	for v in MACRO_VARIANTS:
+		hits = rows[v].get('macro.probe_hits', (0, 'hits'))[0]
+		lines.append(f'probe hits, {v}: {hits} over the probed runs')
+	lines += ['', f'{"section of vmlinux":<24}' + ''.join(f' {k:>14}' for k in sizes)]
+	for section in MACRO_SECTIONS:
+		if any(section in s for s in sizes.values()):
+			lines.append(f'{section:<24}' + ''.join(
+				f' {sizes[k].get(section, 0):>14}' for k in sizes))
+	return '\n'.join(lines) + '\n'
+
+
+def macro(qemu_prefix: Path, builds: Sequence[Build], outdir: Path) -> Tuple[Path, Path]:
+	"""Runs the workloads on each kernel of settings.BENCH_MACRO; returns the
+	JSON and the table it wrote."""
+	rows, sizes = {}, {}
+	for build in builds:
+		variant = _variant(build)
+		sizes[variant] = macro_sizes(build)
+		rows[variant] = macro_guest(qemu_prefix, build, outdir / variant)
+		if variant != MACRO_REFERENCE and 'macro.probe_hits' not in rows[variant]:
+			raise WorkbenchError(f'macro benchmark on {build.config.name}: hot_probes '
+					     f'did not load; see {outdir / variant / "console.log"}')
+	json_path = settings.OUT / 'bench-macro.json'
+	json_path.write_text(json.dumps({
+		'machine': machine(qemu_prefix, builds[0]),
+		'method': 'QEMU -icount shift=0,sleep=off, single-threaded TCG; each workload '
+			  'timed by the guest clock (1 ns = 1 guest instruction), median of 3 runs',
+		'rows': {v: {name: {'value': val, 'unit': unit} for name, (val, unit) in r.items()}
+			 for v, r in rows.items()},
+		'sizes': sizes,
+	}, indent=1) + '\n')
+	table_path = outdir / 'table.txt'
+	table_path.write_text(macro_table(rows, sizes))
+	return json_path, table_path

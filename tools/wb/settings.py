@@ -53,7 +53,7 @@ APT_PACKAGES = (
 # in the guests of an Arch with guest_tools only.
 GUEST_PROGRAMS = ('/usr/bin/perf', '/usr/bin/trace-cmd')
 # Programs of guest/progs/, built on the host: source, libraries.
-GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)),)
+GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)), ('macro-bench.c', ()))
 # Debian's bpftrace, in the guests of a kernel that runs BPF programs on
 # trace events (CONFIG_BPF_EVENTS): about 200 MB of libraries (LLVM and
 # clang), which the others need not unpack. Without kernel BTF it compiles
@@ -428,6 +428,15 @@ BENCH_OTHERS = (
 		arch=ARM64,
 		fragments=('base', 'arm64', 'bench')),
 )
+# The kernels of `make bench-macro`: the benchmark kernel with the
+# workloads' sockets and RAM disk, and patch 15's MARK_HOT() sites built
+# as nothing (the reference), as markers and as tracepoints.
+BENCH_MACRO = tuple(
+	KernelConfig(
+		name=f'macro-{variant}',
+		description=f'the benchmark kernel, its hot paths instrumented with {variant}',
+		fragments=('base', 'x86', 'bench', 'x86-bench', 'macro', f'hot-{variant}'))
+	for variant in ('none', 'markers', 'tracepoints'))
 # Runs of the benchmark: one under -icount with single-threaded TCG (the
 # guest clock counts guest instructions: exact and repeatable), then some
 # on the host's clock with multi-threaded TCG (vCPUs are host threads).
