@@ -6,23 +6,27 @@
 # of the kernel off, then with a probe on every one of them
 # (guest/modules/hot_probes). Rows go to the host in a "bench" section:
 #
-#	macro.WORKLOAD.off INSTRUCTIONS insn	(the median of RUNS runs)
-#	macro.WORKLOAD.probed INSTRUCTIONS insn
+#	macro.WORKLOAD.off INSTRUCTIONS insn	(the median of RUNS runs;
+#	macro.WORKLOAD.off.min, .max		 their extremes)
+#	macro.WORKLOAD.probed INSTRUCTIONS insn	(and .min, .max)
 #	macro.probe_hits HITS hits		(every site, every workload)
 
-RUNS=3
+RUNS=5
 
-# workload NAME CMD [ARG]...: one row, the median of RUNS timed runs.
+# workload NAME CMD [ARG]...: rows of RUNS timed runs after one that warms
+# the caches up: their median (the row the host compares), min and max.
 workload() {
 	name=$1
 	shift
 	times=
-	for i in $(seq "$RUNS"); do
+	for i in $(seq 0 "$RUNS"); do
 		t=$(macro-bench time "$@" 2>/dev/null) || { emit "macro.$name.$phase.failed 1 -"; return; }
-		times="$times $t"
+		[ "$i" = 0 ] || times="$times $t"
 	done
-	median=$(echo "$times" | tr ' ' '\n' | grep . | sort -n | sed -n "$(((RUNS + 1) / 2))p")
-	emit "macro.$name.$phase $median insn"
+	sorted=$(echo "$times" | tr ' ' '\n' | grep . | sort -n)
+	emit "macro.$name.$phase $(echo "$sorted" | sed -n "$(((RUNS + 1) / 2))p") insn"
+	emit "macro.$name.$phase.min $(echo "$sorted" | head -1) insn"
+	emit "macro.$name.$phase.max $(echo "$sorted" | tail -1) insn"
 	echo "macro.$name.$phase:$times"
 }
 

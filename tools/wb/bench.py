@@ -451,10 +451,12 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 # The kernels of settings.BENCH_MACRO, by the variant their name ends with.
 MACRO_REFERENCE = 'none'
 MACRO_VARIANTS = ('markers', 'tracepoints')
-# The sections of vmlinux that the instrumentation may change.
+# The sections of vmlinux.o (before the link pads them) that the
+# instrumentation may change.
 MACRO_SECTIONS = ('.text', '.rodata', '.data', '__markers', '__markers_strings',
 		  '__marker_sites', '__imv', '__tracepoints', '__tracepoints_ptrs',
-		  '__tracepoints_strings')
+		  '__tracepoints_strings', '.static_call_sites', '__ksymtab_gpl',
+		  '__ksymtab_strings')
 
 
 def _variant(build: Build) -> str:
@@ -462,9 +464,9 @@ def _variant(build: Build) -> str:
 
 
 def macro_sizes(build: Build) -> Dict[str, int]:
-	"""`size -A` of vmlinux: the bytes of each section of MACRO_SECTIONS."""
+	"""`size -A` of vmlinux.o: the bytes of each section of MACRO_SECTIONS."""
 	sizes = {}
-	for line in output(['size', '-A', str(build.dir / 'vmlinux')]).splitlines():
+	for line in output(['size', '-A', str(build.dir / 'vmlinux.o')]).splitlines():
 		words = line.split()
 		if len(words) >= 2 and words[0] in MACRO_SECTIONS and words[1].isdigit():
 			sizes[words[0]] = int(words[1])
@@ -499,11 +501,20 @@ def macro_table(rows: Dict[str, Rows], sizes: Dict[str, Dict[str, int]]) -> str:
 	"""Workload x kernel, in guest instructions and against the reference."""
 	ref = rows[MACRO_REFERENCE]
 	workloads = [r.split('.')[1] for r in ref if r.endswith('.off')]
+
+	def spread(rows_: Rows, w: str, phase: str) -> str:
+		lo = rows_.get(f'macro.{w}.{phase}.min', (0, ''))[0]
+		hi = rows_.get(f'macro.{w}.{phase}.max', (0, ''))[0]
+		mid = rows_.get(f'macro.{w}.{phase}', (0, ''))[0]
+		return f'{100 * (hi - lo) / mid:.2f}%' if mid else '-'
+
 	columns = [(v, 'off') for v in MACRO_VARIANTS] + [(v, 'probed') for v in MACRO_VARIANTS]
 	head = f'{"workload":<18} {"none":>12}' + ''.join(
 		f' {f"{v} {phase}":>26}' for v, phase in columns)
-	lines = ['macro benchmark: guest instructions per workload (median of 3 runs, -icount); '
-		 'in parentheses, the difference with the kernel without the sites', '', head]
+	lines = ['macro benchmark: guest instructions per workload (median of 5 runs after a '
+		 'warm-up, -icount); in parentheses, the difference with the kernel without the '
+		 'sites; spread: (max - min) / median of the 5 runs of each kernel, off', '',
+		 head + f' {"spread":>22}']
 	for w in workloads:
 		base = ref[f'macro.{w}.off'][0]
 		cells = ''
@@ -511,11 +522,12 @@ def macro_table(rows: Dict[str, Rows], sizes: Dict[str, Dict[str, int]]) -> str:
 			value = rows[v].get(f'macro.{w}.{phase}', (None, ''))[0]
 			cells += (f' {value:>14} ({100 * (value - base) / base:+6.2f}%)' if value
 				  else f' {"-":>26}')
-		lines.append(f'{w:<18} {base:>12}{cells}')
+		lines.append(f'{w:<18} {base:>12}{cells} ' + '/'.join(
+			spread(rows[k], w, 'off') for k in (MACRO_REFERENCE, *MACRO_VARIANTS)))
 	for v in MACRO_VARIANTS:
 		hits = rows[v].get('macro.probe_hits', (0, 'hits'))[0]
 		lines.append(f'probe hits, {v}: {hits} over the probed runs')
-	lines += ['', f'{"section of vmlinux":<24}' + ''.join(f' {k:>14}' for k in sizes)]
+	lines += ['', f'{"section of vmlinux.o":<24}' + ''.join(f' {k:>14}' for k in sizes)]
 	for section in MACRO_SECTIONS:
 		if any(section in s for s in sizes.values()):
 			lines.append(f'{section:<24}' + ''.join(
@@ -538,7 +550,8 @@ def macro(qemu_prefix: Path, builds: Sequence[Build], outdir: Path) -> Tuple[Pat
 	json_path.write_text(json.dumps({
 		'machine': machine(qemu_prefix, builds[0]),
 		'method': 'QEMU -icount shift=0,sleep=off, single-threaded TCG; each workload '
-			  'timed by the guest clock (1 ns = 1 guest instruction), median of 3 runs',
+			  'timed by the guest clock (1 ns = 1 guest instruction), median of 5 runs '
+			  'after a warm-up',
 		'rows': {v: {name: {'value': val, 'unit': unit} for name, (val, unit) in r.items()}
 			 for v, r in rows.items()},
 		'sizes': sizes,
