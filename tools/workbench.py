@@ -285,7 +285,8 @@ def build_and_check(p: Prepared, config: settings.KernelConfig,
 			      not warnings, '\n'.join(warnings)))
 	if config.lint:
 		try:
-			clean, report = kbuild.lint(p.tree, config, kbuild.series_objects(config.arch))
+			clean, report = kbuild.lint(p.tree, config,
+						    kbuild.series_objects(config.arch, build))
 		except WorkbenchError as e:
 			clean, report = False, str(e)
 		run.cases.append(Case(f'{config.name}: W=1 and sparse report nothing on the new '
@@ -512,6 +513,16 @@ def cmd_bench_macro(args) -> Status:
 	outdir = settings.OUT / 'bench-macro'
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
+	# What only these kernels compile gets W=1 and sparse here.
+	for config, build in zip(settings.BENCH_MACRO, builds):
+		objects = sorted(o for o, option in settings.OBJECTS_BUILT_WITH.items()
+				 if kbuild.enabled(build, option))
+		if objects:
+			clean, report = kbuild.lint(p.tree, config, objects)
+			if not clean:
+				raise WorkbenchError(f'W=1 and sparse on {", ".join(objects)} '
+						     f'({config.name}):\n{report}')
+			log(f'{config.name}: W=1 and sparse report nothing on {", ".join(objects)}')
 	json_path, table_path = bench.macro(p.qemu, builds, outdir)
 	print(table_path.read_text(), end='')
 	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')

@@ -7,7 +7,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from . import deps, settings
 from .settings import KernelConfig
@@ -246,14 +246,20 @@ def warnings(b: Build) -> List[str]:
 	return _log_warnings(b.log) + _log_warnings(b.modules_log)
 
 
-def series_objects(arch: settings.Arch) -> List[str]:
+def series_objects(arch: settings.Arch, build: Optional[Build] = None) -> List[str]:
 	"""The objects of the C files the series adds, but for those of other
-	architectures than @arch (arch/<SRCARCH>/)."""
+	architectures than @arch (arch/<SRCARCH>/) and, with @build, those
+	that only a config @build does not have compiles
+	(settings.OBJECTS_BUILT_WITH)."""
 	objects = []
 	for path in settings.LINUX_FILES.rglob('*.c'):
 		rel = path.relative_to(settings.LINUX_FILES)
+		obj = str(rel.with_suffix('.o'))
+		option = settings.OBJECTS_BUILT_WITH.get(obj)
+		if build and option and not enabled(build, option):
+			continue
 		if rel.parts[0] != 'arch' or rel.parts[1] == arch.srcarch:
-			objects.append(str(rel.with_suffix('.o')))
+			objects.append(obj)
 	return sorted(objects)
 
 

@@ -428,6 +428,12 @@ BENCH_OTHERS = (
 		arch=ARM64,
 		fragments=('base', 'arm64', 'bench')),
 )
+# New files of the series that only a config outside the test matrix
+# compiles, with that config: `make test` leaves them out of its W=1 and
+# sparse check, and `make bench-macro` checks them in its kernels.
+OBJECTS_BUILT_WITH = {
+	'kernel/marker_hot.o': 'CONFIG_MARKERS_HOT_TRACEPOINTS',
+}
 # The kernels of `make bench-macro`: the benchmark kernel with the
 # workloads' sockets and RAM disk, and patch 15's MARK_HOT() sites built
 # as nothing (the reference), as markers and as tracepoints.
