@@ -485,6 +485,21 @@ def cmd_series_check(args) -> Status:
 	return Status.SUCCESS if not failed else Status.FAILURE
 
 
+def fresh_outdir(name: str) -> Path:
+	"""out/@name, emptied."""
+	outdir = settings.OUT / name
+	shutil.rmtree(outdir, ignore_errors=True)
+	outdir.mkdir(parents=True)
+	return outdir
+
+
+def bench_report(json_path: Path, table_path: Path, outdir: Path) -> Status:
+	"""Prints a benchmark's table and where its rows and logs are."""
+	print(table_path.read_text(), end='')
+	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
+	return Status.SUCCESS
+
+
 def cmd_bench(args) -> Status:
 	"""Builds the benchmark kernel and runs markers_bench.ko in it."""
 	p = prepare(install=not args.no_install)
@@ -493,14 +508,10 @@ def cmd_bench(args) -> Status:
 	others = [kbuild.build(p.tree, config) for config in settings.BENCH_OTHERS]
 	for other in others:
 		link_build(other)
-	outdir = settings.OUT / 'bench'
-	shutil.rmtree(outdir, ignore_errors=True)
-	outdir.mkdir(parents=True)
+	outdir = fresh_outdir('bench')
 	json_path, table_path = bench.run(p.qemu, build, outdir, args.runs, args.param or (),
 					  others)
-	print(table_path.read_text(), end='')
-	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
-	return Status.SUCCESS
+	return bench_report(json_path, table_path, outdir)
 
 
 def cmd_bench_macro(args) -> Status:
@@ -510,9 +521,7 @@ def cmd_bench_macro(args) -> Status:
 	builds = [kbuild.build(p.tree, config) for config in settings.BENCH_MACRO]
 	for build in builds:
 		link_build(build)
-	outdir = settings.OUT / 'bench-macro'
-	shutil.rmtree(outdir, ignore_errors=True)
-	outdir.mkdir(parents=True)
+	outdir = fresh_outdir('bench-macro')
 	# What only these kernels compile gets W=1 and sparse here.
 	for config, build in zip(settings.BENCH_MACRO, builds):
 		objects = sorted(o for o, option in settings.OBJECTS_BUILT_WITH.items()
@@ -524,9 +533,7 @@ def cmd_bench_macro(args) -> Status:
 						     f'({config.name}):\n{report}')
 			log(f'{config.name}: W=1 and sparse report nothing on {", ".join(objects)}')
 	json_path, table_path = bench.macro(p.qemu, builds, outdir)
-	print(table_path.read_text(), end='')
-	print(f'rows in {json_path}, logs in {outdir}; the method is in BENCHMARKS.md')
-	return Status.SUCCESS
+	return bench_report(json_path, table_path, outdir)
 
 
 def cmd_build(args) -> Status:

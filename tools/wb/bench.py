@@ -53,31 +53,38 @@ def parse_rows(text: str) -> Rows:
 	return rows
 
 
+def boot_rows(qemu_prefix: Path, build: Build, initrd: Path, outdir: Path,
+	      cmdline: Sequence[str], icount: bool, what: str) -> Tuple[Rows, float]:
+	"""Boots a benchmark guest once, under -icount or on the host clock;
+	returns the rows of its "bench" section and how long it ran. Fails
+	unless it powered off after ending its channel, without a splat."""
+	guest = qemu.boot(qemu_prefix, build.image, initrd, list(cmdline), build.config.smp,
+			  settings.BENCH_TIMEOUT, outdir / 'console.log', outdir / 'results.txt',
+			  arch=build.config.arch, extra=settings.BENCH_ICOUNT_ARGS if icount else (),
+			  tcg='single' if icount else settings.BENCH_WALL_TCG)
+	text = guest.channel()
+	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
+		raise WorkbenchError(f'{what}: guest {guest.status.value}, see '
+				     f'{outdir / "console.log"}')
+	splats = results.splats(outdir / 'console.log')
+	if splats:
+		raise WorkbenchError(f'{what}: the kernel complained:\n' + '\n'.join(splats[:20]))
+	return parse_rows(text), guest.seconds
+
+
 def run_guest(qemu_prefix: Path, build: Build, initrd: Path, outdir: Path, mode: str,
 	      module_args: Sequence[str]) -> Rows:
 	"""Boots the benchmark kernel once in @mode ('icount' or 'wall')."""
 	cmdline = ['wb.mode=bench', 'quiet']
 	if module_args:
 		cmdline.append('wb.bench_args=' + ','.join(module_args))
-	icount = mode == 'icount'
-	guest = qemu.boot(qemu_prefix, build.image, initrd, cmdline, build.config.smp,
-			  settings.BENCH_TIMEOUT, outdir / 'console.log', outdir / 'results.txt',
-			  arch=build.config.arch, extra=settings.BENCH_ICOUNT_ARGS if icount else (),
-			  tcg='single' if icount else settings.BENCH_WALL_TCG)
-	text = guest.channel()
-	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
-		raise WorkbenchError(f'benchmark guest ({mode}) {guest.status.value}, see '
-				     f'{outdir / "console.log"}')
-	splats = results.splats(outdir / 'console.log')
-	if splats:
-		raise WorkbenchError(f'the benchmark kernel ({mode}) complained:\n' +
-				     '\n'.join(splats[:20]))
-	rows = parse_rows(text)
+	rows, seconds = boot_rows(qemu_prefix, build, initrd, outdir, cmdline, mode == 'icount',
+				  f'benchmark ({mode})')
 	bad = [r for r in rows if re.search(r'failed|missing|not_optimized|needs_', r)]
 	if 'done' not in rows or bad:
 		raise WorkbenchError(f'benchmark ({mode}) incomplete: {", ".join(bad) or "no done row"}'
 				     f'; see {outdir / "console.log"}')
-	log(f'benchmark, {mode}: {len(rows)} rows in {guest.seconds:.0f} s')
+	log(f'benchmark, {mode}: {len(rows)} rows in {seconds:.0f} s')
 	return rows
 
 
@@ -475,25 +482,14 @@ def macro_sizes(build: Build) -> Dict[str, int]:
 
 def macro_guest(qemu_prefix: Path, build: Build, outdir: Path) -> Rows:
 	"""Boots a kernel of the macro benchmark once under -icount."""
-	initrd = initramfs.make(build)
-	guest = qemu.boot(qemu_prefix, build.image, initrd, ['wb.mode=macro', 'quiet'],
-			  build.config.smp, settings.BENCH_TIMEOUT, outdir / 'console.log',
-			  outdir / 'results.txt', arch=build.config.arch,
-			  extra=settings.BENCH_ICOUNT_ARGS, tcg='single')
-	text = guest.channel()
-	if guest.status != qemu.GuestStatus.POWERED_OFF or not results.channel_ended(text):
-		raise WorkbenchError(f'macro benchmark guest {guest.status.value}, see '
-				     f'{outdir / "console.log"}')
-	splats = results.splats(outdir / 'console.log')
-	if splats:
-		raise WorkbenchError(f'the macro benchmark kernel {build.config.name} complained:\n' +
-				     '\n'.join(splats[:20]))
-	rows = parse_rows(text)
+	rows, seconds = boot_rows(qemu_prefix, build, initramfs.make(build), outdir,
+				  ['wb.mode=macro', 'quiet'], True,
+				  f'macro benchmark on {build.config.name}')
 	failed = [r for r in rows if r.endswith('.failed')]
 	if failed or not rows:
 		raise WorkbenchError(f'macro benchmark on {build.config.name}: '
 				     f'{", ".join(failed) or "no rows"}; see {outdir / "console.log"}')
-	log(f'macro benchmark, {build.config.name}: {len(rows)} rows in {guest.seconds:.0f} s')
+	log(f'macro benchmark, {build.config.name}: {len(rows)} rows in {seconds:.0f} s')
 	return rows
 
 
