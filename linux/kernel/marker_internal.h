@@ -21,6 +21,7 @@
  * @probes: the published probes, NULL while none
  * @nr_sites: its attached sites, in the kernel and in modules
  * @count: scratch counter of marker_report_table()
+ * @listed: scratch flag of marker_walk(): a site table reported it
  * @armed: its patched sites are in MARKER_SITE_ON
  * @direct: what its recorded calls go straight to, reading @data: its only
  *	probe, a fast one, or marker_probe_pair() for its two fast probes;
@@ -37,6 +38,7 @@ struct marker_entry {
 	struct marker_probes *probes;
 	unsigned int nr_sites;
 	unsigned int count;
+	bool listed;
 	bool armed;
 	bool regs;
 	marker_fast_probe_func *direct;

@@ -40,6 +40,7 @@ static int marker_report_table(struct site_table *t,
 		};
 		/* Clear every count, even once @fn has asked to stop. */
 		e->count = 0;
+		e->listed = true;
 		if (!ret)
 			ret = fn(&info, data);
 	}
@@ -52,8 +53,10 @@ static int marker_report_table(struct site_table *t,
  * @data: passed to @fn
  *
  * Reports the markers with live sites in the kernel, then those of each
- * module, then the names that only have probes. @fn runs under
- * markers_mutex: it must not register or unregister probes.
+ * module, then the others that have probes or no sites at all: a marker
+ * whose only sites were in freed init text is still reported while it has
+ * probes, with no sites, so that a tracer sees what it connected. @fn runs
+ * under markers_mutex: it must not register or unregister probes.
  *
  * Context: process context; takes markers_mutex.
  * Return: 0, or what @fn returned to stop the walk.
@@ -65,12 +68,10 @@ int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *dat
 	int bkt, ret = 0;
 
 	guard(mutex)(&markers_mutex);
-	for (t = site_tables_first(&marker_tables); t;
-	     t = site_tables_next(&marker_tables, t)) {
+	for (t = site_tables_first(&marker_tables); t && !ret;
+	     t = site_tables_next(&marker_tables, t))
 		ret = marker_report_table(t, fn, data);
-		if (ret)
-			return ret;
-	}
+	/* Clear every flag, even once @fn has asked to stop. */
 	hash_for_each(marker_names, bkt, e, hlist) {
 		struct marker_info info = {
 			.name = e->name,
@@ -78,10 +79,10 @@ int marker_walk(int (*fn)(const struct marker_info *info, void *data), void *dat
 			.enabled = e->probes,
 			.nr_probes = marker_probes_count(e->probes),
 		};
+		bool listed = e->listed;
 
-		if (ret)
-			break;
-		if (!e->nr_sites)
+		e->listed = false;
+		if (!ret && !listed && (e->probes || !e->nr_sites))
 			ret = fn(&info, data);
 	}
 	return ret;

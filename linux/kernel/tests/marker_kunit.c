@@ -829,9 +829,16 @@ static __always_inline void marker_test_fire_inline(int value)
 	MARK(marker_test_init, "%d", value);
 }
 
+/* Used only in the kernel's init text: a marker with no site elsewhere. */
+static __always_inline void marker_test_fire_init_only(int value)
+{
+	MARK(marker_test_init_only, "%d", value);
+}
+
 static noinline void __init marker_test_fire_init(int value)
 {
 	marker_test_fire_inline(value);
+	marker_test_fire_init_only(value);
 }
 
 static noinline void marker_test_fire_core(int value)
@@ -843,6 +850,37 @@ static noinline void marker_test_fire_core(int value)
 static void __ref marker_test_fire_init_text(int value)
 {
 	marker_test_fire_init(value);
+}
+
+/*
+ * marker_test_init_only, whose only site is in the kernel's init text: the
+ * list shows it with that site while the text is there (@site_live). Once
+ * the text is freed, it shows it only while it has probes, with no site,
+ * and a switch writes nothing.
+ */
+static void marker_test_init_only_listed(struct kunit *test, bool site_live)
+{
+	const char *name = "marker_test_init_only";
+	struct marker_test_find f;
+	unsigned long poked;
+
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.rows, site_live ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, f.sites, site_live ? 1 : 0);
+
+	poked = kunit_poke_counts().sites;
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p2), 0);
+	if (!site_live)
+		KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites, poked);
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ_MSG(test, f.rows, 1, "a marker with a probe is listed");
+	KUNIT_EXPECT_EQ(test, f.info.nr_probes, 1);
+	KUNIT_EXPECT_EQ(test, f.sites, site_live ? 1 : 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p2), 0);
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.rows, site_live ? 1 : 0);
 }
 
 /* The site of marker_test_init in the kernel's init text, found at boot. */
@@ -888,6 +926,7 @@ static void marker_init_text_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked,
 			KUNIT_MARKER_SITE_POINTS * live);
 
+	marker_test_init_only_listed(test, init_text || !patched);
 	if (init_text || !patched)
 		return;
 	KUNIT_ASSERT_NOT_NULL_MSG(test, marker_test_init_site,
