@@ -601,6 +601,63 @@ static int imv_test_set_merged16(u64 v)
 	return imv_set(imv_test_merge16, (u16)v);
 }
 
+#ifdef CONFIG_X86_64
+/*
+ * A 4-byte site in each register an asm output can get (all but %rsp and
+ * %rbp), written by hand: each lane fills its whole register with ones,
+ * then its "movl" loads the value, which clears bits 32 and up. The bypass
+ * must do the same, to the register the instruction names (REX.B included).
+ */
+static DEFINE_IMV(u32, imv_test_lanes) = 0x11223344;
+
+#define IMV_TEST_LANES_A	0x11223344
+#define IMV_TEST_LANES_B	0xeeddccbb
+
+#define IMV_TEST_LANE(i, r64, r32)					\
+	asm volatile("movq $-1, %%" r64 "\n\t"				\
+		     ANNOTATE_NOENDBR					\
+		     "1:	movl $0, %%" r32 "\n\t"			\
+		     "2:	movq %%" r64 ", %0\n\t"			\
+		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "4")		\
+		     : "=m" (lanes[i]) : "i" (&imv_test_lanes__imv) : r64)
+
+/* The first lane that read neither value, or the first lane. */
+static noinline u64 imv_test_read_lanes(void)
+{
+	u64 lanes[14];
+	unsigned int i;
+
+	IMV_TEST_LANE(0, "rax", "eax");
+	IMV_TEST_LANE(1, "rbx", "ebx");
+	IMV_TEST_LANE(2, "rcx", "ecx");
+	IMV_TEST_LANE(3, "rdx", "edx");
+	IMV_TEST_LANE(4, "rsi", "esi");
+	IMV_TEST_LANE(5, "rdi", "edi");
+	IMV_TEST_LANE(6, "r8", "r8d");
+	IMV_TEST_LANE(7, "r9", "r9d");
+	IMV_TEST_LANE(8, "r10", "r10d");
+	IMV_TEST_LANE(9, "r11", "r11d");
+	IMV_TEST_LANE(10, "r12", "r12d");
+	IMV_TEST_LANE(11, "r13", "r13d");
+	IMV_TEST_LANE(12, "r14", "r14d");
+	IMV_TEST_LANE(13, "r15", "r15d");
+	for (i = 0; i < ARRAY_SIZE(lanes); i++)
+		if (lanes[i] != IMV_TEST_LANES_A && lanes[i] != IMV_TEST_LANES_B)
+			return lanes[i];
+	return lanes[0];
+}
+
+static u64 imv_test_plain_lanes(void)
+{
+	return _imv_read(imv_test_lanes);
+}
+
+static int imv_test_set_lanes(u64 v)
+{
+	return imv_set(imv_test_lanes, (u32)v);
+}
+#endif /* CONFIG_X86_64 */
+
 static const struct imv_test_var imv_concurrent_vars[] = {
 	{ "u8_upper_bits_live", &imv_test_merge__imv, 1,
 	  IMV_TEST_MERGE_HIGH | 0x5a, IMV_TEST_MERGE_HIGH | 0xa5,
@@ -612,6 +669,11 @@ static const struct imv_test_var imv_concurrent_vars[] = {
 	  imv_test_read_u32, imv_test_plain_u32, imv_test_set_u32 },
 	{ "u64", &imv_test_u64__imv, 8, 0x0102030405060708ULL, 0xfefdfcfbfaf9f8f7ULL,
 	  imv_test_read_u64, imv_test_plain_u64, imv_test_set_u64 },
+#ifdef CONFIG_X86_64
+	{ "u32_every_register_upper_bits_set", &imv_test_lanes__imv, 4,
+	  IMV_TEST_LANES_A, IMV_TEST_LANES_B,
+	  imv_test_read_lanes, imv_test_plain_lanes, imv_test_set_lanes },
+#endif
 };
 
 KUNIT_ARRAY_PARAM(imv_concurrent_var, imv_concurrent_vars, imv_test_var_desc);

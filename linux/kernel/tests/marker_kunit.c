@@ -18,6 +18,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/kmsg_dump.h>
 #include <linux/kthread.h>
@@ -1953,6 +1954,7 @@ struct marker_test_regs_seen {
 	int i;
 	u64 u;
 	const char *s;
+	void *ret;	/* where a fast probe returned to, at its last call */
 };
 
 static int marker_test_regs_calls;
@@ -1973,6 +1975,7 @@ static void marker_test_regs_fast(void *probe_private, void *call_private,
 	seen->u = va_arg(args, u64);
 	seen->s = va_arg(args, const char *);
 	va_end(args);
+	seen->ret = __builtin_return_address(0);
 	seen->calls++;
 	seen->order = ++marker_test_regs_calls;
 }
@@ -1997,6 +2000,23 @@ static void marker_test_expect_regs_seen(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, seen->i, i);
 	KUNIT_EXPECT_EQ(test, seen->u, u);
 	KUNIT_EXPECT_PTR_EQ(test, seen->s, s);
+}
+
+/*
+ * The probe that a recorded call goes straight to, and the second probe of
+ * marker_probe_pair(), which the pair jumps to, return to the site itself:
+ * no frame of the pair or of an iterator stays between them.
+ */
+static void marker_test_expect_return_to_site(struct kunit *test,
+					      const struct marker_test_regs_seen *seen)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	if (!IS_ENABLED(CONFIG_MARKER_SITES) || !IS_ENABLED(CONFIG_KALLSYMS))
+		return;
+	sprint_symbol_no_offset(sym, (unsigned long)seen->ret);
+	KUNIT_EXPECT_TRUE_MSG(test, strstarts(sym, "marker_test_fire_regs"),
+			      "the probe returned to %pS, not to the site", seen->ret);
 }
 
 /*
@@ -2029,6 +2049,8 @@ static void marker_regs_iterator(struct kunit *test)
 	marker_test_expect_regs_seen(test, &f2, 1, -7, u, s1);
 	KUNIT_EXPECT_EQ(test, f1.order, 1);
 	KUNIT_EXPECT_EQ(test, f2.order, 2);
+	if (marker_test_two_fast_call() == (void *)marker_probe_pair)
+		marker_test_expect_return_to_site(test, &f2);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f3), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
@@ -2060,6 +2082,7 @@ static void marker_regs_iterator(struct kunit *test)
 	marker_test_expect_calls(test, name, fast);
 	marker_test_fire_regs(5, 6, s2);
 	marker_test_expect_regs_seen(test, &f2, 5, 5, 6, s2);
+	marker_test_expect_return_to_site(test, &f2);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_synchronize_unregister();
