@@ -1955,13 +1955,32 @@ struct marker_test_regs_seen {
 	u64 u;
 	const char *s;
 	void *ret;	/* where a fast probe returned to, at its last call */
+	const struct marker *marker;	/* what a fast probe got */
+	void *call_private;
 };
 
 static int marker_test_regs_calls;
 
 static noinline void marker_test_fire_regs(int i, u64 u, const char *s)
 {
-	MARK(marker_test_regs, "i %d u %llu s %s", i, u, s);
+	MARK_PRIVATE(marker_test_regs, &marker_test_regs_calls, "i %d u %llu s %s", i, u, s);
+}
+
+/*
+ * Leaves garbage in every argument register, as any C function may: what
+ * calls a probe and then another must give the second its arguments again.
+ */
+static __always_inline void marker_test_clobber_arg_regs(void)
+{
+#if defined(CONFIG_X86_64)
+	asm volatile("movq $-1, %%rsi\n\tmovq $-1, %%rdx\n\tmovq $-1, %%rcx\n\t"
+		     "movq $-1, %%r8\n\tmovq $-1, %%r9"
+		     : : : "rsi", "rdx", "rcx", "r8", "r9");
+#elif defined(CONFIG_ARM64)
+	asm volatile("mov x1, #-1\n\tmov x2, #-1\n\tmov x3, #-1\n\t"
+		     "mov x4, #-1\n\tmov x5, #-1"
+		     : : : "x1", "x2", "x3", "x4", "x5");
+#endif
 }
 
 static void marker_test_regs_fast(void *probe_private, void *call_private,
@@ -1976,8 +1995,11 @@ static void marker_test_regs_fast(void *probe_private, void *call_private,
 	seen->s = va_arg(args, const char *);
 	va_end(args);
 	seen->ret = __builtin_return_address(0);
+	seen->marker = marker;
+	seen->call_private = call_private;
 	seen->calls++;
 	seen->order = ++marker_test_regs_calls;
+	marker_test_clobber_arg_regs();
 }
 
 static void marker_test_regs_va(void *probe_private, void *call_private,
@@ -1988,6 +2010,7 @@ static void marker_test_regs_va(void *probe_private, void *call_private,
 	seen->i = va_arg(*args, int);
 	seen->u = va_arg(*args, u64);
 	seen->s = va_arg(*args, const char *);
+	seen->call_private = call_private;
 	seen->calls++;
 	seen->order = ++marker_test_regs_calls;
 }
@@ -2000,6 +2023,7 @@ static void marker_test_expect_regs_seen(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, seen->i, i);
 	KUNIT_EXPECT_EQ(test, seen->u, u);
 	KUNIT_EXPECT_PTR_EQ(test, seen->s, s);
+	KUNIT_EXPECT_PTR_EQ(test, seen->call_private, (void *)&marker_test_regs_calls);
 }
 
 /*
@@ -2020,6 +2044,9 @@ static void marker_test_expect_return_to_site(struct kunit *test,
 }
 
 /*
+ * Each fast probe leaves garbage in the argument registers when it returns,
+ * and every probe checks what it got, call_private included.
+ *
  * A marker of three arguments: with two fast probes its call goes to
  * marker_probe_pair() (with kCFI, marker_probe_iterate_regs()), with
  * three to marker_probe_iterate_regs(); both
@@ -2049,6 +2076,11 @@ static void marker_regs_iterator(struct kunit *test)
 	marker_test_expect_regs_seen(test, &f2, 1, -7, u, s1);
 	KUNIT_EXPECT_EQ(test, f1.order, 1);
 	KUNIT_EXPECT_EQ(test, f2.order, 2);
+	/* The first probe left garbage in the registers: the second got the site's. */
+	KUNIT_EXPECT_NOT_NULL(test, f1.marker);
+	if (f1.marker)
+		KUNIT_EXPECT_STREQ(test, f1.marker->name, name);
+	KUNIT_EXPECT_PTR_EQ(test, f2.marker, f1.marker);
 	if (marker_test_two_fast_call() == (void *)marker_probe_pair)
 		marker_test_expect_return_to_site(test, &f2);
 
@@ -2059,6 +2091,8 @@ static void marker_regs_iterator(struct kunit *test)
 	marker_test_expect_regs_seen(test, &f2, 2, 9, ~u, s2);
 	marker_test_expect_regs_seen(test, &f3, 1, 9, ~u, s2);
 	KUNIT_EXPECT_EQ(test, f3.order, 5);
+	KUNIT_EXPECT_PTR_EQ(test, f2.marker, f1.marker);
+	KUNIT_EXPECT_PTR_EQ(test, f3.marker, f1.marker);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
 	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 
