@@ -74,6 +74,33 @@ diag "mev_hit had id $old_id; sample_read has $(cat "$E/sample_read/id")," \
 expect_eq "no record is left of the event that went" "" "$(grep -v '^#' "$T/trace")"
 expect "rmmod marker-example" rmmod marker_example
 
+# 2b. The same when, in the same pass, an event that stays follows it: the
+# removal of an event enabled in an instance fails (-EBUSY), and such a
+# failure clears every instance's flag for a reset. marker_events' events
+# come first (it is loaded first); marker-example's sample_read, on in an
+# instance, stays without sites after its module went.
+expect "modprobe marker_events, then marker-example" \
+	sh -c "modprobe marker_events && modprobe marker-example"
+I=$T/instances/mev_busy
+mkdir "$I"
+echo 1 > "$I/events/markers/sample_read/enable"
+echo > "$T/trace"
+echo 1 > "$E/mev_hit/enable"
+fire "hit 3"
+echo 0 > "$E/mev_hit/enable"
+expect_eq "3 records of mev_hit in the top buffer" 3 "$(records ' mev_hit: ' "$T/trace")"
+expect "rmmod marker_example under the instance" rmmod marker_example
+expect "rmmod marker_events, sample_read still on" rmmod marker_events
+resync
+expect "sample_read stays while the instance has it on" test -d "$E/sample_read"
+expect "mev_hit went" test ! -e "$E/mev_hit"
+expect_eq "no record is left of the event that went before one that stays" "" \
+	"$(grep -v '^#' "$T/trace")"
+echo 0 > "$I/events/markers/sample_read/enable"
+expect "the instance goes" rmdir "$I"
+resync
+expect "sample_read goes once nothing has it on" test ! -e "$E/sample_read"
+
 # 3. Removing an instance's probe cannot fail: with the event on in the
 # top instance and in another (two fast probes), the other's is removed
 # while each of its allocations fails in turn; the marker then calls the

@@ -775,14 +775,20 @@ static void trace_markers_sync(void)
 			pr_warn("no event for marker %s (%ld)\n", m->name, PTR_ERR(ev));
 		}
 	}
-	/* An event held by a reference, or in use (-EBUSY), stays. */
-	list_for_each_entry_safe(ev, tmp, &trace_marker_events, list)
-		if (!ev->seen && !trace_event_dyn_busy(&ev->call) &&
-		    !trace_remove_event_call(&ev->call))
-			list_move(&ev->list, &removed);
-	/* No record of a removed event may be read as one that takes its id. */
-	if (!list_empty(&removed))
+	/*
+	 * An event held by a reference, or in use (-EBUSY), stays. No record
+	 * of a removed event may be read as one of an event that takes its
+	 * id: its removal flags the instances it was enabled in for a reset,
+	 * and the reset comes at once, as a later removal that meets an
+	 * enabled event clears every instance's flag.
+	 */
+	list_for_each_entry_safe(ev, tmp, &trace_marker_events, list) {
+		if (ev->seen || trace_event_dyn_busy(&ev->call) ||
+		    trace_remove_event_call(&ev->call))
+			continue;
 		tracing_reset_all_online_cpus();
+		list_move(&ev->list, &removed);
+	}
 	mutex_unlock(&event_mutex);
 
 	list_for_each_entry_safe(m, next, &trace_markers_refused, list)
