@@ -31,14 +31,21 @@
 /* Switches of at most this many instructions need no allocation. */
 #define MARKER_STACK_WRITES	8
 
-/* One instruction of a batch: where, what it holds, what it gets. */
-struct marker_insn_write {
-	u32 *addr;
-	u32 old;
-	u32 new;
+/* A batch: where each instruction is, what it holds, what it gets. */
+struct marker_batch {
+	void **addr;
+	u32 *old;
+	u32 *new;
+	unsigned int n;
 };
 
 static struct marker_arch_stats marker_stats;
+
+/* The instruction at @addr: A64 instructions are little-endian. */
+static u32 marker_insn_at(const void *addr)
+{
+	return le32_to_cpu(*(const __le32 *)addr);
+}
 
 /**
  * marker_arch_get_stats() - what marker switches have written since boot
@@ -61,7 +68,7 @@ static int marker_probe_block(const struct site_entry *site, u32 **block)
 	u32 cbnz;
 
 	if (site->len == MARKER_SITE_LEN) {
-		cbnz = le32_to_cpu(code[2]);
+		cbnz = marker_insn_at(&code[2]);
 		if (aarch64_insn_is_cbnz(cbnz)) {
 			*block = (void *)&code[2] + aarch64_get_branch_offset(cbnz);
 			return 0;
@@ -91,63 +98,78 @@ static u32 marker_slot_insn(const struct site_entry *site, u32 *block,
 }
 
 /*
- * The write that takes the slot of @change from its state to the next.
- * -EBUSY if the slot holds a breakpoint (a debugger's: kprobes may not
- * touch a site), -EINVAL if it holds anything else than it should, -ERANGE
- * if the probe block is out of reach of a B (it never is: the block is in
- * the site's function).
+ * Adds to @b the write that takes the slot of @change from its state to
+ * the next, if it changes the slot. -EBUSY if the slot holds a breakpoint
+ * (a debugger's: kprobes may not touch a site), -EINVAL if it holds
+ * anything else than it should, -ERANGE if the probe block is out of reach
+ * of a B (it never is: the block is in the site's function).
  */
 static int marker_slot_write(const struct marker_site_change *change,
-			     struct marker_insn_write *w)
+			     struct marker_batch *b)
 {
-	u32 *block;
+	u32 *addr = site_entry_code(change->site);
+	u32 old, new, *block;
 	int ret;
 
 	ret = marker_probe_block(change->site, &block);
 	if (ret)
 		return ret;
-	w->addr = site_entry_code(change->site);
-	w->old = marker_slot_insn(change->site, block, change->from);
-	w->new = marker_slot_insn(change->site, block, change->to);
-	if (w->old == AARCH64_BREAK_FAULT || w->new == AARCH64_BREAK_FAULT)
+	old = marker_slot_insn(change->site, block, change->from);
+	new = marker_slot_insn(change->site, block, change->to);
+	if (old == AARCH64_BREAK_FAULT || new == AARCH64_BREAK_FAULT)
 		return -ERANGE;
-	if (le32_to_cpu(*w->addr) == w->old)
-		return 0;
-	if (aarch64_insn_is_brk(le32_to_cpu(*w->addr)))
-		return -EBUSY;
-	pr_err("site at %pS holds %08x, not %08x\n", w->addr, le32_to_cpu(*w->addr), w->old);
-	return -EINVAL;
+	if (marker_insn_at(addr) != old) {
+		if (aarch64_insn_is_brk(marker_insn_at(addr)))
+			return -EBUSY;
+		pr_err("site at %pS holds %08x, not %08x\n", addr, marker_insn_at(addr), old);
+		return -EINVAL;
+	}
+	if (old != new) {
+		b->addr[b->n] = addr;
+		b->old[b->n] = old;
+		b->new[b->n++] = new;
+	}
+	return 0;
 }
 
 /*
- * The write that retargets the call of @change. False if the text does not
- * hold that call (the compiler placed something else before the point the
- * site recorded, or a module calls through a PLT), or if the new target is
- * out of reach of a BL: the call is then never rewritten, and the site goes
- * on calling marker_probe_iterate(), which calls every probe.
+ * Adds to @b the write that retargets the call of @change. None if the
+ * text does not hold that call (the compiler placed something else before
+ * the point the site recorded, or a module calls through a PLT), or if the
+ * new target is out of reach of a BL: the call is then never rewritten,
+ * and the site goes on calling marker_probe_iterate(), which calls every
+ * probe.
  */
-static bool marker_call_write(const struct marker_call_change *change,
-			      struct marker_insn_write *w)
+static void marker_call_write(const struct marker_call_change *change,
+			      struct marker_batch *b)
 {
 	unsigned long pc = (unsigned long)site_entry_code(change->site);
+	u32 old, new;
 
-	w->addr = (u32 *)pc;
-	w->old = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->from,
-					     AARCH64_INSN_BRANCH_LINK);
-	w->new = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->to,
-					     AARCH64_INSN_BRANCH_LINK);
-	return w->old != AARCH64_BREAK_FAULT && w->new != AARCH64_BREAK_FAULT &&
-	       le32_to_cpu(*w->addr) == w->old;
+	old = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->from,
+					  AARCH64_INSN_BRANCH_LINK);
+	new = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->to,
+					  AARCH64_INSN_BRANCH_LINK);
+	if (old == AARCH64_BREAK_FAULT || new == AARCH64_BREAK_FAULT ||
+	    marker_insn_at((void *)pc) != old)
+		return;
+	b->addr[b->n] = (void *)pc;
+	b->old[b->n] = old;
+	b->new[b->n++] = new;
 }
 
-/* Writes one instruction of a batch; its round of IPIs is still to come. */
-static int marker_insn_write(u32 *addr, u32 insn)
+/*
+ * Writes @insns at the @n places of @b, each page mapped once for the
+ * writes on it that follow each other; their round of IPIs is still to
+ * come. Returns how many were written.
+ */
+static unsigned int marker_insns_write(const struct marker_batch *b, const u32 *insns,
+				       unsigned int n)
 {
-	int ret = aarch64_insn_patch_text_nosync(addr, insn);
+	unsigned int done = aarch64_insn_patch_text_batch_nosync(b->addr, insns, n);
 
-	if (!ret)
-		WRITE_ONCE(marker_stats.unsynced, marker_stats.unsynced + 1);
-	return ret;
+	WRITE_ONCE(marker_stats.unsynced, marker_stats.unsynced + done);
+	return done;
 }
 
 /*
@@ -163,25 +185,21 @@ static void marker_sync_cpus(void)
 }
 
 /*
- * Writes @writes in order; on a failure, puts back those written. Then one
- * round of IPIs.
+ * Writes the new instructions of @b in order; on a failure, puts back those
+ * written. Then one round of IPIs.
  */
-static int marker_insns_apply(struct marker_insn_write *writes, unsigned int n)
+static int marker_insns_apply(const struct marker_batch *b)
 {
-	unsigned int i;
-	int ret = 0;
+	unsigned int done = marker_insns_write(b, b->new, b->n);
 
-	for (i = 0; i < n && !ret; i++)
-		ret = marker_insn_write(writes[i].addr, writes[i].new);
-	if (ret)
-		while (--i > 0)
-			marker_insn_write(writes[i - 1].addr, writes[i - 1].old);
+	if (done < b->n)
+		marker_insns_write(b, b->old, done);
 	marker_sync_cpus();
-	if (!ret) {
-		WRITE_ONCE(marker_stats.batches, marker_stats.batches + 1);
-		WRITE_ONCE(marker_stats.insns, marker_stats.insns + n);
-	}
-	return ret;
+	if (done < b->n)
+		return -EFAULT;
+	WRITE_ONCE(marker_stats.batches, marker_stats.batches + 1);
+	WRITE_ONCE(marker_stats.insns, marker_stats.insns + b->n);
+	return 0;
 }
 
 /**
@@ -196,49 +214,55 @@ static int marker_insns_apply(struct marker_insn_write *writes, unsigned int n)
  * Every slot and call is checked before anything is written; then the
  * values of @updates are stored (plain variables: arm64 has no immediate
  * values, see CONFIG_IMMEDIATE) and the slots and calls that change are
- * written, in one batch ending in one round of IPIs. A recorded call that
+ * written, in one batch ending in one round of IPIs. Writes to one page
+ * that follow each other share one mapping of it. A recorded call that
  * does not hold @from, or cannot reach @to, is left alone. Nothing is
  * allocated for a switch of at most MARKER_STACK_WRITES instructions.
  *
  * Context: process context; the caller holds cpus_read_lock(). Takes
  * text_mutex.
  * Return: 0; -EINVAL for a site that does not hold what it should; -EBUSY
- * for a site that holds a breakpoint; -ERANGE; -ENOMEM; or the error of a
- * write, the others of the batch put back. On error nothing has changed.
+ * for a site that holds a breakpoint; -ERANGE; -ENOMEM; or -EFAULT when a
+ * write failed, those before it put back. On error nothing has changed.
  */
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		       const struct marker_site_change *changes, unsigned int nr_changes,
 		       const struct marker_call_change *calls, unsigned int nr_calls)
 {
-	struct marker_insn_write stack[MARKER_STACK_WRITES], *writes = stack;
-	unsigned int i, n = 0;
+	void *stack_addr[MARKER_STACK_WRITES];
+	u32 stack_old[MARKER_STACK_WRITES], stack_new[MARKER_STACK_WRITES];
+	struct marker_batch b = { .addr = stack_addr, .old = stack_old, .new = stack_new };
+	unsigned int i, max = nr_changes + nr_calls;
+	void *mem = NULL;
 	int ret;
 
 	ret = imv_update_check(updates, nr);
 	if (ret)
 		return ret;
-	if (nr_changes + nr_calls > ARRAY_SIZE(stack)) {
-		writes = marker_alloc(array_size(nr_changes + nr_calls, sizeof(*writes)));
-		if (!writes)
+	if (max > MARKER_STACK_WRITES) {
+		/* The addresses, then the old and the new instructions. */
+		mem = marker_alloc(array_size(max, sizeof(void *) + 2 * sizeof(u32)));
+		if (!mem)
 			return -ENOMEM;
+		b.addr = mem;
+		b.old = (u32 *)(b.addr + max);
+		b.new = b.old + max;
 	}
 	mutex_lock(&text_mutex);
 	for (i = 0; i < nr_changes; i++) {
-		ret = marker_slot_write(&changes[i], &writes[n]);
+		ret = marker_slot_write(&changes[i], &b);
 		if (ret)
 			goto out_unlock;
-		n += writes[n].old != writes[n].new;
 	}
 	for (i = 0; i < nr_calls; i++)
-		n += marker_call_write(&calls[i], &writes[n]);
-	if (n)
-		ret = marker_insns_apply(writes, n);
+		marker_call_write(&calls[i], &b);
+	if (b.n)
+		ret = marker_insns_apply(&b);
 	if (!ret)
 		for (i = 0; i < nr; i++)
 			imv_store(&updates[i]);
 out_unlock:
 	mutex_unlock(&text_mutex);
-	if (writes != stack)
-		kvfree(writes);
+	kvfree(mem);
 	return ret;
 }
