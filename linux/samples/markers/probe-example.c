@@ -35,10 +35,11 @@ struct sample_probe {
 
 /*
  * A fast probe: called with the site's arguments themselves. Every sample
- * marker starts with the pid: "pid %d ...".
+ * marker starts with the pid: "pid %d ...". notrace, as probes should be
+ * (Documentation/markers.txt).
  */
-static void sample_probe_count(void *probe_private, void *call_private,
-			       const struct marker *marker, ...)
+static notrace void sample_probe_count(void *probe_private, void *call_private,
+				       const struct marker *marker, ...)
 {
 	struct sample_probe *p = probe_private;
 	va_list args;
