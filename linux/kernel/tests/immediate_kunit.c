@@ -604,22 +604,27 @@ static int imv_test_set_merged16(u64 v)
 #ifdef CONFIG_X86_64
 /*
  * A 4-byte site in each register an asm output can get (all but %rsp and
- * %rbp), written by hand: each lane fills its whole register with ones,
- * then its "movl" loads the value, which clears bits 32 and up. The bypass
- * must do the same, to the register the instruction names (REX.B included).
+ * %rbp), written by hand: each lane's register holds all ones, then its
+ * "movl" loads the value, which clears bits 32 and up. The bypass must do
+ * the same, to the register the instruction names (REX.B included).
  */
 static DEFINE_IMV(u32, imv_test_lanes) = 0x11223344;
 
 #define IMV_TEST_LANES_A	0x11223344
 #define IMV_TEST_LANES_B	0xeeddccbb
 
-#define IMV_TEST_LANE(i, r64, r32)					\
-	asm volatile("movq $-1, %%" r64 "\n\t"				\
-		     ANNOTATE_NOENDBR					\
-		     "1:	movl $0, %%" r32 "\n\t"			\
-		     "2:	movq %%" r64 ", %0\n\t"			\
+/* Lane @i: a site whose register is @reg, all ones before the site runs. */
+#define IMV_TEST_LANE(i, reg)						\
+do {									\
+	register u64 lane asm(reg) = -1;				\
+									\
+	asm volatile(ANNOTATE_NOENDBR					\
+		     "1:	movl $0, %k0\n\t"				\
+		     "2:\n\t"						\
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "4")		\
-		     : "=m" (lanes[i]) : "i" (&imv_test_lanes__imv) : r64)
+		     : "+r" (lane) : "i" (&imv_test_lanes__imv));		\
+	lanes[i] = lane;						\
+} while (0)
 
 /* The first lane that read neither value, or the first lane. */
 static noinline u64 imv_test_read_lanes(void)
@@ -627,20 +632,20 @@ static noinline u64 imv_test_read_lanes(void)
 	u64 lanes[14];
 	unsigned int i;
 
-	IMV_TEST_LANE(0, "rax", "eax");
-	IMV_TEST_LANE(1, "rbx", "ebx");
-	IMV_TEST_LANE(2, "rcx", "ecx");
-	IMV_TEST_LANE(3, "rdx", "edx");
-	IMV_TEST_LANE(4, "rsi", "esi");
-	IMV_TEST_LANE(5, "rdi", "edi");
-	IMV_TEST_LANE(6, "r8", "r8d");
-	IMV_TEST_LANE(7, "r9", "r9d");
-	IMV_TEST_LANE(8, "r10", "r10d");
-	IMV_TEST_LANE(9, "r11", "r11d");
-	IMV_TEST_LANE(10, "r12", "r12d");
-	IMV_TEST_LANE(11, "r13", "r13d");
-	IMV_TEST_LANE(12, "r14", "r14d");
-	IMV_TEST_LANE(13, "r15", "r15d");
+	IMV_TEST_LANE(0, "rax");
+	IMV_TEST_LANE(1, "rbx");
+	IMV_TEST_LANE(2, "rcx");
+	IMV_TEST_LANE(3, "rdx");
+	IMV_TEST_LANE(4, "rsi");
+	IMV_TEST_LANE(5, "rdi");
+	IMV_TEST_LANE(6, "r8");
+	IMV_TEST_LANE(7, "r9");
+	IMV_TEST_LANE(8, "r10");
+	IMV_TEST_LANE(9, "r11");
+	IMV_TEST_LANE(10, "r12");
+	IMV_TEST_LANE(11, "r13");
+	IMV_TEST_LANE(12, "r14");
+	IMV_TEST_LANE(13, "r15");
 	for (i = 0; i < ARRAY_SIZE(lanes); i++)
 		if (lanes[i] != IMV_TEST_LANES_A && lanes[i] != IMV_TEST_LANES_B)
 			return lanes[i];
