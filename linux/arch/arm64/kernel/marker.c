@@ -97,6 +97,14 @@ static u32 marker_slot_insn(const struct site_entry *site, u32 *block,
 	return aarch64_insn_gen_nop();
 }
 
+/* Adds to @b the write of @new at @addr, which holds @old. */
+static void marker_batch_add(struct marker_batch *b, void *addr, u32 old, u32 new)
+{
+	b->addr[b->n] = addr;
+	b->old[b->n] = old;
+	b->new[b->n++] = new;
+}
+
 /*
  * Adds to @b the write that takes the slot of @change from its state to
  * the next, if it changes the slot. -EBUSY if the slot holds a breakpoint
@@ -108,6 +116,7 @@ static int marker_slot_write(const struct marker_site_change *change,
 			     struct marker_batch *b)
 {
 	u32 *addr = site_entry_code(change->site);
+	u32 insn = marker_insn_at(addr);
 	u32 old, new, *block;
 	int ret;
 
@@ -118,17 +127,14 @@ static int marker_slot_write(const struct marker_site_change *change,
 	new = marker_slot_insn(change->site, block, change->to);
 	if (old == AARCH64_BREAK_FAULT || new == AARCH64_BREAK_FAULT)
 		return -ERANGE;
-	if (marker_insn_at(addr) != old) {
-		if (aarch64_insn_is_brk(marker_insn_at(addr)))
+	if (insn != old) {
+		if (aarch64_insn_is_brk(insn))
 			return -EBUSY;
-		pr_err("site at %pS holds %08x, not %08x\n", addr, marker_insn_at(addr), old);
+		pr_err("site at %pS holds %08x, not %08x\n", addr, insn, old);
 		return -EINVAL;
 	}
-	if (old != new) {
-		b->addr[b->n] = addr;
-		b->old[b->n] = old;
-		b->new[b->n++] = new;
-	}
+	if (old != new)
+		marker_batch_add(b, addr, old, new);
 	return 0;
 }
 
@@ -153,9 +159,7 @@ static void marker_call_write(const struct marker_call_change *change,
 	if (old == AARCH64_BREAK_FAULT || new == AARCH64_BREAK_FAULT ||
 	    marker_insn_at((void *)pc) != old)
 		return;
-	b->addr[b->n] = (void *)pc;
-	b->old[b->n] = old;
-	b->new[b->n++] = new;
+	marker_batch_add(b, (void *)pc, old, new);
 }
 
 /*
