@@ -613,8 +613,8 @@ static DEFINE_IMV(u32, imv_test_lanes) = 0x11223344;
 #define IMV_TEST_LANES_A	0x11223344
 #define IMV_TEST_LANES_B	0xeeddccbb
 
-/* Lane @i: a site whose register is @reg, all ones before the site runs. */
-#define IMV_TEST_LANE(i, reg)						\
+/* Into @dst, a site whose register is @reg, all ones before the site runs. */
+#define IMV_TEST_LANE(dst, reg)						\
 do {									\
 	register u64 lane asm(reg) = -1;				\
 									\
@@ -623,7 +623,7 @@ do {									\
 		     "2:\n\t"						\
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "4")		\
 		     : "+r" (lane) : "i" (&imv_test_lanes__imv));		\
-	lanes[i] = lane;						\
+	(dst) = lane;							\
 } while (0)
 
 /* The first lane that read neither value, or the first lane. */
@@ -632,20 +632,20 @@ static noinline u64 imv_test_read_lanes(void)
 	u64 lanes[14];
 	unsigned int i;
 
-	IMV_TEST_LANE(0, "rax");
-	IMV_TEST_LANE(1, "rbx");
-	IMV_TEST_LANE(2, "rcx");
-	IMV_TEST_LANE(3, "rdx");
-	IMV_TEST_LANE(4, "rsi");
-	IMV_TEST_LANE(5, "rdi");
-	IMV_TEST_LANE(6, "r8");
-	IMV_TEST_LANE(7, "r9");
-	IMV_TEST_LANE(8, "r10");
-	IMV_TEST_LANE(9, "r11");
-	IMV_TEST_LANE(10, "r12");
-	IMV_TEST_LANE(11, "r13");
-	IMV_TEST_LANE(12, "r14");
-	IMV_TEST_LANE(13, "r15");
+	IMV_TEST_LANE(lanes[0], "rax");
+	IMV_TEST_LANE(lanes[1], "rbx");
+	IMV_TEST_LANE(lanes[2], "rcx");
+	IMV_TEST_LANE(lanes[3], "rdx");
+	IMV_TEST_LANE(lanes[4], "rsi");
+	IMV_TEST_LANE(lanes[5], "rdi");
+	IMV_TEST_LANE(lanes[6], "r8");
+	IMV_TEST_LANE(lanes[7], "r9");
+	IMV_TEST_LANE(lanes[8], "r10");
+	IMV_TEST_LANE(lanes[9], "r11");
+	IMV_TEST_LANE(lanes[10], "r12");
+	IMV_TEST_LANE(lanes[11], "r13");
+	IMV_TEST_LANE(lanes[12], "r14");
+	IMV_TEST_LANE(lanes[13], "r15");
 	for (i = 0; i < ARRAY_SIZE(lanes); i++)
 		if (lanes[i] != IMV_TEST_LANES_A && lanes[i] != IMV_TEST_LANES_B)
 			return lanes[i];
