@@ -68,6 +68,14 @@ expect_eq "with two fast probes $how, the second returned to the site $to_site t
 expect_eq "with two fast probes $how, the second returned elsewhere $elsewhere times" \
 	$elsewhere \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_2fast\.second_elsewhere \([0-9]*\) .*/\1/p')"
+# Three: marker_probe_triple(), which jumps to the third (kCFI: the iterator).
+how3=$(printf '%s' "$how" | sed 's/marker_probe_pair/marker_probe_triple/')
+expect_eq "with three fast probes $how3, the third returned to the site $to_site times" \
+	$to_site \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_3fast\.third_to_site \([0-9]*\) .*/\1/p')"
+expect_eq "with three fast probes $how3, the third returned elsewhere $elsewhere times" \
+	$elsewhere \
+	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_3fast\.third_elsewhere \([0-9]*\) .*/\1/p')"
 for n in 1 64 1024; do
 	expect_eq "switching $n marker sites on takes $ROUNDS sync rounds" $ROUNDS \
 		"$(value $n.mark.on.rounds)"

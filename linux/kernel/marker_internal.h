@@ -24,7 +24,8 @@
  * @listed: scratch flag of marker_walk(): a site table reported it
  * @armed: its patched sites are in MARKER_SITE_ON
  * @direct: what its recorded calls go straight to, reading @data: its only
- *	probe, a fast one, or marker_probe_pair() for its two fast probes;
+ *	probe, a fast one, or marker_probe_pair() or marker_probe_triple()
+ *	for its two or three fast probes;
  *	NULL while they go to an iterator; set only while @armed
  * @regs: its recorded calls go to marker_probe_iterate_regs() where they
  *	can: its probes are all fast, and not @direct; only while @armed

@@ -20,36 +20,36 @@
  *
  * The probe block of a patched site makes a recorded call
  * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
- * has one probe and that one is fast; to marker_probe_pair() while it has
- * two fast probes and the site passes at most MARKER_REG_ARGS arguments;
- * to marker_probe_iterate_regs() while the site is armed for more probes
- * that are all fast and passes at most MARKER_REG_ARGS arguments; and to
- * marker_probe_iterate(), which it was built to call, otherwise. The last
- * two are "the iterator" below: both call every probe, and neither reads
- * @data. The call passes @data of its struct marker first: the probe's
- * @probe_private, or the struct marker_probes that marker_probe_pair()
- * calls. So @data and the call's target must agree for a site that reads
- * one and then makes the other: @data only changes while the calls go to
- * the iterator, and the calls only go straight a grace period after @data
- * last changed (as tracepoints do with their static calls). The calls go
- * back to the iterator in the batch that removes a probe they go straight
- * to, so that a site whose task was preempted between its jump slot and
- * its call finds no probe once marker_synchronize_unregister() has
- * returned:
+ * has one probe and that one is fast; to marker_probe_pair() or
+ * marker_probe_triple() while it has two or three fast probes and the site
+ * passes at most MARKER_REG_ARGS arguments; to marker_probe_iterate_regs()
+ * while the site is armed for more probes that are all fast and passes at
+ * most MARKER_REG_ARGS arguments; and to marker_probe_iterate(), which it
+ * was built to call, otherwise. The last two are "the iterator" below: both
+ * call every probe, and neither reads @data. The call passes @data of its
+ * struct marker first: the probe's @probe_private, or the struct
+ * marker_probes that marker_probe_pair() or marker_probe_triple() calls. So
+ * @data and the call's target must agree for a site that reads one and then
+ * makes the other: @data only changes while the calls go to the iterator,
+ * and the calls only go straight a grace period after @data last changed (as
+ * tracepoints do with their static calls). The calls go back to the iterator
+ * in the batch that removes a probe they go straight to, so that a site
+ * whose task was preempted between its jump slot and its call finds no probe
+ * once marker_synchronize_unregister() has returned:
  *
- *	0 -> 1 or 2 fast:	@data, wait, arm the sites with the calls direct;
- *	1 or 2 fast -> N:	calls to the iterator, then publish the probes;
- *	N -> 1 or 2 fast:	publish, @data, wait, calls direct;
+ *	0 -> 1 to 3 fast:	@data, wait, arm the sites with the calls direct;
+ *	1 to 3 fast -> N:	calls to the iterator, then publish the probes;
+ *	N -> 1 to 3 fast:	publish, @data, wait, calls direct;
  *	1 fast -> 0:		disarm with the calls to the iterator, then
  *				publish NULL.
  *
- * N is any other set of probes, 1 or 2 fast with other data included: the
+ * N is any other set of probes, 1 to 3 fast with other data included: the
  * calls pass through the iterator from one direct target to the next.
  *
  * The target of a site's recorded call, and the steps between targets:
  *
  *	marker_probe_iterate()  <---------------->  marker_probe_iterate_regs()
- *	as built; off; a va_list    all fast:       armed for 3 or more probes,
+ *	as built; off; a va_list    all fast:       armed for 4 or more probes,
  *	probe; more than            publish, then   all fast, at most
  *	MARKER_REG_ARGS arguments   calls; back     MARKER_REG_ARGS arguments
  *	                            before a va_list
@@ -61,7 +61,8 @@
  *	   period  v    |                                   v    |
  *	+--------------------------------------------------------------------+
  *	| straight: the one fast probe (@data is its @probe_private), or     |
- *	| marker_probe_pair() for two fast probes (@data is their array)     |
+ *	| marker_probe_pair() or marker_probe_triple() for two or three fast |
+ *	| probes (@data is their array)                                      |
  *	+--------------------------------------------------------------------+
  *
  * Which iterator only matters for speed: marker_probe_iterate_regs() gets
@@ -102,18 +103,22 @@ struct marker_switch {
 
 /*
  * What the recorded calls of the sites of @m go to: @direct, the only probe
- * if it is a fast one, or marker_probe_pair() for two fast probes if @m
- * passes its arguments in registers; otherwise, while they are @armed for
- * probes that are all fast (@regs) and pass their arguments in registers,
- * marker_probe_iterate_regs(); otherwise the function they were built to
- * call, which is cheaper for va_list probes.
+ * if it is a fast one, or marker_probe_pair() or marker_probe_triple() for
+ * two or three fast probes if @m passes its arguments in registers;
+ * otherwise, while they are @armed for probes that are all fast (@regs)
+ * and pass their arguments in registers, marker_probe_iterate_regs();
+ * otherwise the function they were built to call, which is cheaper for
+ * va_list probes.
  */
 static void *marker_call_target(const struct marker *m, bool armed, bool regs,
 				marker_fast_probe_func *direct)
 {
-	/* Only an architecture with recorded calls has marker_probe_pair(). */
-	if (IS_ENABLED(CONFIG_MARKER_SITES) && direct == marker_probe_pair &&
-	    m->nr_args > MARKER_REG_ARGS)
+	/*
+	 * The pair and the triple pass on the argument registers only; only
+	 * an architecture with recorded calls has them.
+	 */
+	if (IS_ENABLED(CONFIG_MARKER_SITES) && m->nr_args > MARKER_REG_ARGS &&
+	    (direct == marker_probe_pair || direct == marker_probe_triple))
 		return marker_probe_iterate;
 	if (direct)
 		return direct;
@@ -403,9 +408,26 @@ static void marker_entry_publish(struct marker_entry *e)
 }
 
 /*
+ * Whether @probes are all fast, for the pair, the triple and
+ * marker_probe_iterate_regs().
+ */
+static bool marker_probes_all_fast(const struct marker_probes *probes)
+{
+	unsigned int i;
+
+	if (!probes)
+		return false;
+	for (i = 0; i < probes->nr; i++)
+		if (!probes->probe[i].fast)
+			return false;
+	return true;
+}
+
+/*
  * What the calls of @probes' sites can go straight to, with the @data it
  * reads: the only probe, if it is a fast one, with its @probe_private; or
- * marker_probe_pair() with @probes, if they are two fast probes.
+ * marker_probe_pair() or marker_probe_triple() with @probes, if they are
+ * two or three fast probes.
  */
 static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *probes,
 						    void **data)
@@ -417,14 +439,16 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	if (!IS_ENABLED(CONFIG_MARKER_SITES))
 		return NULL;
 	/*
-	 * marker_probe_pair() calls the probes from assembly, without the
+	 * The pair and the triple call the probes from assembly, without the
 	 * type hash that kCFI (and FineIBT, which checks it in the callee)
-	 * wants: with CONFIG_CFI_CLANG the iterators call them.
+	 * wants: with CONFIG_CFI_CLANG the iterators call them. They call
+	 * the first two or three entries of @probes, which must be all of
+	 * them, with no stub of a probe removed in place among them.
 	 */
-	if (!IS_ENABLED(CONFIG_CFI_CLANG) && n == 2 && probes->nr == 2 &&
-	    probes->probe[0].fast && probes->probe[1].fast) {
+	if (!IS_ENABLED(CONFIG_CFI_CLANG) && (n == 2 || n == 3) && probes->nr == n &&
+	    marker_probes_all_fast(probes)) {
 		*data = (void *)probes;
-		return marker_probe_pair;
+		return n == 2 ? marker_probe_pair : marker_probe_triple;
 	}
 	if (n != 1)
 		return NULL;
@@ -433,19 +457,6 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 			p = &probes->probe[i];
 	*data = p->probe_private;
 	return p->fast;
-}
-
-/* Whether @probes are all fast, for marker_probe_iterate_regs(). */
-static bool marker_probes_all_fast(const struct marker_probes *probes)
-{
-	unsigned int i;
-
-	if (!probes)
-		return false;
-	for (i = 0; i < probes->nr; i++)
-		if (!probes->probe[i].fast)
-			return false;
-	return true;
 }
 
 /*

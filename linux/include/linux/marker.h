@@ -35,13 +35,14 @@
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
- * and that one is fast; to marker_probe_pair() while it has two fast
- * probes; and to marker_probe_iterate_regs() while the site is on for more
- * probes that are all fast. The last two only for sites of at most
- * MARKER_REG_ARGS arguments:
+ * and that one is fast; to marker_probe_pair() or marker_probe_triple()
+ * while it has two or three fast probes; and to marker_probe_iterate_regs()
+ * while the site is on for more probes that are all fast. The last three
+ * only for sites of at most MARKER_REG_ARGS arguments:
  *
  *	call:	e8 <rel32>		marker_probe_iterate() as built,
  *					marker_probe_pair(),
+ *					marker_probe_triple(),
  *					marker_probe_iterate_regs(), or the probe
  *
  * On arm64 (CONFIG_MARKER_SITES without immediate values, which arm64
@@ -380,13 +381,31 @@ void marker_probe_iterate_regs(void *data, void *call_private,
  */
 void marker_probe_pair(void *data, void *call_private, const struct marker *marker, ...);
 
+/**
+ * marker_probe_triple() - call the three fast probes of a marker
+ * @data: the marker's &struct marker_probes, of three fast probes
+ * @call_private: the site's data for the probes
+ * @marker: the site's marker
+ * @...: the site's arguments, at most MARKER_REG_ARGS
+ *
+ * What marker_probe_pair() is for two probes: the registry points the
+ * recorded calls of a marker's sites here while it has three fast probes.
+ * It keeps the argument registers across the calls of the first two
+ * probes and jumps to the third with them. More probes go through
+ * marker_probe_iterate_regs().
+ *
+ * Context: called with preemption disabled, which is the RCU read side
+ * that marker_synchronize_unregister() waits for.
+ */
+void marker_probe_triple(void *data, void *call_private, const struct marker *marker, ...);
+
 /*
  * The architecture provides arch_marker_site(), the patched site,
  * arch_marker_record_call(), which records the call a site's probe block
  * has just made, and for kernel/marker_switch.c arch_marker_switch(): it
  * changes the immediate values @updates (the @enabled of markers), switches
  * the sites @changes and retargets the calls @calls, all in one batch, all
- * or nothing; and marker_probe_pair().
+ * or nothing; and marker_probe_pair() and marker_probe_triple().
  *
  * Context: the caller holds cpus_read_lock().
  */

@@ -93,7 +93,7 @@ struct marker_test_probe {
 	const char *fmt;
 };
 
-static struct marker_test_probe marker_test_p1, marker_test_p2, marker_test_p3;
+static struct marker_test_probe marker_test_p1, marker_test_p2, marker_test_p3, marker_test_p4;
 
 /*
  * What a decoding probe read: the arguments of marker_test_args (the first
@@ -171,6 +171,7 @@ static int marker_test_init(struct kunit *test)
 	memset(&marker_test_p1, 0, sizeof(marker_test_p1));
 	memset(&marker_test_p2, 0, sizeof(marker_test_p2));
 	memset(&marker_test_p3, 0, sizeof(marker_test_p3));
+	memset(&marker_test_p4, 0, sizeof(marker_test_p4));
 	return 0;
 }
 
@@ -178,7 +179,9 @@ static int marker_test_init(struct kunit *test)
 static void marker_test_exit(struct kunit *test)
 {
 	static const char * const decoded[] = { "marker_test_args", "marker_test_max" };
-	void *data[] = { &marker_test_p1, &marker_test_p2, &marker_test_p3, NULL };
+	void *data[] = {
+		&marker_test_p1, &marker_test_p2, &marker_test_p3, &marker_test_p4, NULL
+	};
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(data); i++) {
@@ -1155,6 +1158,7 @@ static const struct marker_test_removal marker_test_removals[] = {
 	{ "2 fast -> 1, the first goes", "ff", 0 },
 	{ "2 fast -> 1, the second goes", "ff", 1 },
 	{ "3 fast -> 2", "fff", 1 },
+	{ "4 fast -> 3", "ffff", 1 },
 	{ "fast + va_list -> fast", "fv", 1 },
 	{ "fast + va_list -> va_list", "fv", 0 },
 	{ "2 va_list -> 1", "vv", 1 },
@@ -1182,7 +1186,9 @@ static unsigned long marker_test_remove_nomem(struct kunit *test,
 					      const char *name, void (*fire)(int value),
 					      unsigned int nth, bool *failed)
 {
-	struct marker_test_probe *p[] = { &marker_test_p1, &marker_test_p2, &marker_test_p3 };
+	struct marker_test_probe *p[] = {
+		&marker_test_p1, &marker_test_p2, &marker_test_p3, &marker_test_p4
+	};
 	unsigned int i, n = strlen(r->kinds);
 	bool fast[ARRAY_SIZE(p)];
 	unsigned long points;
@@ -1403,35 +1409,38 @@ static void marker_test_pair_probe(void *probe_private, void *call_private,
 	marker_test_race_probe(d, call_private, marker->format, NULL);
 }
 
+/* A round of marker_concurrent_pair(): its fast probes, its slots of a pool. */
+#define MARKER_PAIR_PROBES	3
+#define MARKER_PAIR_SLOTS	4
+
 /*
- * Round @i of marker_concurrent_pair(): two fast probes, connected and
- * disconnected one by one, 0 -> 1 -> 2 -> 1 -> 0, with data of the pools of
- * marker_race_round().
+ * Round @i of marker_concurrent_pair(): three fast probes, connected and
+ * disconnected one by one, 0 -> 1 -> 2 -> 3 -> 2 -> 1 -> 0, with data of the
+ * pools of marker_race_round().
  */
 static int marker_pair_round(struct marker_race_data (*pools)[MARKER_POOL],
 			     const char *name, const char *format, unsigned int i)
 {
-	struct marker_race_data *pool = pools[(2 * i / MARKER_POOL) % 2];
-	struct marker_race_data *a = &pool[2 * i % MARKER_POOL], *b = a + 1;
+	unsigned int slot = MARKER_PAIR_SLOTS * i % MARKER_POOL;
+	struct marker_race_data *pool = pools[(MARKER_PAIR_SLOTS * i / MARKER_POOL) % 2];
 	marker_fast_probe_func *fast = marker_test_pair_probe;
-	unsigned int j;
-	int ret;
+	unsigned int j, n;
+	int ret = 0;
 
-	if (2 * i % MARKER_POOL == 0)
+	BUILD_BUG_ON(MARKER_POOL % MARKER_PAIR_SLOTS);
+	if (slot == 0)
 		for (j = 0; j < MARKER_POOL; j++)
 			WRITE_ONCE(pool[j].dead, false);
-	ret = marker_probe_register_fast(name, format, fast, a);
-	if (ret)
-		return ret;
-	ret = marker_probe_register_fast(name, format, fast, b);
-	if (!ret) {
-		if (i % 4 == 0)
-			usleep_range(1000, 2000);
-		ret = marker_probe_unregister_fast(name, fast, a);
-		a = b;
+	for (n = 0; n < MARKER_PAIR_PROBES; n++) {
+		ret = marker_probe_register_fast(name, format, fast, &pool[slot + n]);
+		if (ret)
+			break;
 	}
-	ret = marker_probe_unregister_fast(name, fast, a) ?: ret;
-	if (2 * i % MARKER_POOL == MARKER_POOL - 2) {
+	if (!ret && i % 4 == 0)
+		usleep_range(1000, 2000);
+	for (j = 0; j < n; j++)
+		ret = marker_probe_unregister_fast(name, fast, &pool[slot + j]) ?: ret;
+	if (slot == MARKER_POOL - MARKER_PAIR_SLOTS) {
 		marker_synchronize_unregister();
 		for (j = 0; j < MARKER_POOL; j++)
 			WRITE_ONCE(pool[j].dead, true);
@@ -1508,10 +1517,11 @@ static void marker_concurrent_register(struct kunit *test)
 #define MARKER_PAIR_ROUNDS	200
 
 /*
- * The same with two fast probes, whose calls go straight to the only one
- * and to marker_probe_pair() with the two, 200 times (a fifth at boot):
- * besides no late call, no probe gets the data of another call target (a
- * probe's with the pair's, or the other way round).
+ * The same with up to three fast probes, whose calls go straight to the
+ * only one, to marker_probe_pair() with two and to marker_probe_triple()
+ * with three, 200 times (a fifth at boot): besides no late call, no probe
+ * gets the data of another call target (a probe's with the pair's or the
+ * triple's, or the other way round).
  */
 static void marker_concurrent_pair(struct kunit *test)
 {
@@ -1880,6 +1890,13 @@ static void *marker_test_two_fast_call(void)
 					      (void *)marker_probe_pair;
 }
 
+/* The same with three fast probes: marker_probe_triple(), but for kCFI. */
+static void *marker_test_three_fast_call(void)
+{
+	return IS_ENABLED(CONFIG_CFI_CLANG) ? (void *)marker_probe_iterate_regs :
+					      (void *)marker_probe_triple;
+}
+
 /*
  * The recorded call of a site goes straight to the only probe while it is
  * a fast one, with the data of that probe; to marker_probe_pair() while it
@@ -2027,9 +2044,10 @@ static void marker_test_expect_regs_seen(struct kunit *test,
 }
 
 /*
- * The probe that a recorded call goes straight to, and the second probe of
- * marker_probe_pair(), which the pair jumps to, return to the site itself:
- * no frame of the pair or of an iterator stays between them.
+ * The probe that a recorded call goes straight to, and the last probe of
+ * marker_probe_pair() or marker_probe_triple(), which they jump to, return
+ * to the site itself: no frame of the pair, the triple or an iterator stays
+ * between them.
  */
 static void marker_test_expect_return_to_site(struct kunit *test,
 					      const struct marker_test_regs_seen *seen)
@@ -2048,9 +2066,9 @@ static void marker_test_expect_return_to_site(struct kunit *test,
  * and every probe checks what it got, call_private included.
  *
  * A marker of three arguments: with two fast probes its call goes to
- * marker_probe_pair() (with kCFI, marker_probe_iterate_regs()), with
- * three to marker_probe_iterate_regs(); both
- * give every probe the exact arguments, in registration order. With a
+ * marker_probe_pair(), with three to marker_probe_triple() (with kCFI, both
+ * to marker_probe_iterate_regs()), with four to marker_probe_iterate_regs();
+ * each gives every probe the exact arguments, in registration order. With a
  * va_list probe too, the call goes to marker_probe_iterate(), and all get
  * them; without it, back to the pair; with one fast probe, the call is
  * straight; off, it is marker_probe_iterate() again. A marker of
@@ -2059,7 +2077,7 @@ static void marker_test_expect_return_to_site(struct kunit *test,
  */
 static void marker_regs_iterator(struct kunit *test)
 {
-	struct marker_test_regs_seen f1 = {}, f2 = {}, f3 = {}, va = {};
+	struct marker_test_regs_seen f1 = {}, f2 = {}, f3 = {}, f4 = {}, va = {};
 	marker_fast_probe_func *fast = marker_test_regs_fast;
 	const char *name = "marker_test_regs";
 	static const char s1[] = "one", s2[] = "two";
@@ -2085,43 +2103,59 @@ static void marker_regs_iterator(struct kunit *test)
 		marker_test_expect_return_to_site(test, &f2);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f3), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_expect_calls(test, name, marker_test_three_fast_call());
 	marker_test_fire_regs(9, ~u, s2);
 	marker_test_expect_regs_seen(test, &f1, 2, 9, ~u, s2);
 	marker_test_expect_regs_seen(test, &f2, 2, 9, ~u, s2);
 	marker_test_expect_regs_seen(test, &f3, 1, 9, ~u, s2);
+	KUNIT_EXPECT_EQ(test, f1.order, 3);
+	KUNIT_EXPECT_EQ(test, f2.order, 4);
 	KUNIT_EXPECT_EQ(test, f3.order, 5);
 	KUNIT_EXPECT_PTR_EQ(test, f2.marker, f1.marker);
 	KUNIT_EXPECT_PTR_EQ(test, f3.marker, f1.marker);
+	if (marker_test_three_fast_call() == (void *)marker_probe_triple)
+		marker_test_expect_return_to_site(test, &f3);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f4), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate_regs);
+	marker_test_fire_regs(-1, u >> 1, s1);
+	marker_test_expect_regs_seen(test, &f1, 3, -1, u >> 1, s1);
+	marker_test_expect_regs_seen(test, &f2, 3, -1, u >> 1, s1);
+	marker_test_expect_regs_seen(test, &f3, 2, -1, u >> 1, s1);
+	marker_test_expect_regs_seen(test, &f4, 1, -1, u >> 1, s1);
+	KUNIT_EXPECT_EQ(test, f4.order, 9);
+	KUNIT_EXPECT_PTR_EQ(test, f4.marker, f1.marker);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f4), 0);
+	marker_test_expect_calls(test, name, marker_test_three_fast_call());
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
 	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_regs_va, &va), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_test_fire_regs(INT_MIN, U64_MAX, s2);
-	marker_test_expect_regs_seen(test, &f1, 3, INT_MIN, U64_MAX, s2);
-	marker_test_expect_regs_seen(test, &f2, 3, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f1, 4, INT_MIN, U64_MAX, s2);
+	marker_test_expect_regs_seen(test, &f2, 4, INT_MIN, U64_MAX, s2);
 	marker_test_expect_regs_seen(test, &va, 1, INT_MIN, U64_MAX, s2);
-	KUNIT_EXPECT_EQ(test, va.order, 8);
+	KUNIT_EXPECT_EQ(test, va.order, 12);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_regs_va, &va), 0);
 	marker_test_expect_calls(test, name, marker_test_two_fast_call());
 	marker_test_fire_regs(3, 4, s1);
-	marker_test_expect_regs_seen(test, &f1, 4, 3, 4, s1);
-	marker_test_expect_regs_seen(test, &f2, 4, 3, 4, s1);
-	KUNIT_EXPECT_EQ(test, f1.order, 9);
-	KUNIT_EXPECT_EQ(test, f2.order, 10);
+	marker_test_expect_regs_seen(test, &f1, 5, 3, 4, s1);
+	marker_test_expect_regs_seen(test, &f2, 5, 3, 4, s1);
+	KUNIT_EXPECT_EQ(test, f1.order, 13);
+	KUNIT_EXPECT_EQ(test, f2.order, 14);
 
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
 	marker_test_expect_calls(test, name, fast);
 	marker_test_fire_regs(5, 6, s2);
-	marker_test_expect_regs_seen(test, &f2, 5, 5, 6, s2);
+	marker_test_expect_regs_seen(test, &f2, 6, 5, 6, s2);
 	marker_test_expect_return_to_site(test, &f2);
 	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_synchronize_unregister();
 	marker_test_fire_regs(7, 8, s1);
-	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + f3.calls + va.calls, 11);
+	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + f3.calls + f4.calls + va.calls, 15);
 
 	name = "marker_test_max";
 	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
@@ -2356,8 +2390,8 @@ struct marker_test_reg4_seen {
 
 /*
  * MARKER_REG_ARGS + 1 arguments: the last one is on the stack of the
- * site's variadic call on x86-64, past what marker_probe_iterate_regs()
- * and marker_probe_pair() pass on.
+ * site's variadic call on x86-64, past what marker_probe_iterate_regs(),
+ * marker_probe_pair() and marker_probe_triple() pass on.
  */
 static noinline void marker_test_fire_reg4(int i, u64 u, const char *s, long l)
 {
@@ -2382,7 +2416,8 @@ static void marker_test_reg4_fast(void *probe_private, void *call_private,
 /*
  * A marker of one argument more than MARKER_REG_ARGS, with one, two and
  * three fast probes: its call goes straight to the only one, then to
- * marker_probe_iterate(), never to the pair or the iterator of registers
+ * marker_probe_iterate(), never to the pair, the triple or the iterator of
+ * registers
  * (built with clang, it records no call, and always calls the iterator);
  * each probe gets every argument, the last one included, at each hit.
  */

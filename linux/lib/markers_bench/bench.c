@@ -201,11 +201,12 @@ static noinline void bench_check_probe(void *probe_private, void *call_private,
  * One fast probe: bench_mark_on's site must call it straight, never
  * through marker_probe_iterate(). Two: the site calls marker_probe_pair(),
  * which calls the first and jumps to the second, so that the second
- * returns straight to the site. Prints the calls of either kind.
+ * returns straight to the site; three: marker_probe_triple(), which jumps
+ * to the third. Prints the calls of either kind.
  */
 static void bench_check_direct(unsigned int n)
 {
-	struct bench_check c = {}, c2 = {};
+	struct bench_check c = {}, c2 = {}, c3 = {};
 	void *call;
 	unsigned int i;
 
@@ -215,6 +216,7 @@ static void bench_check_direct(unsigned int n)
 	}
 	c.after_call = call + MARKER_CALL_LEN;
 	c2.after_call = c.after_call;
+	c3.after_call = c.after_call;
 	if (marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c)) {
 		bench_result("enabled.mark_1fast.check_failed", 1, "-");
 		return;
@@ -226,9 +228,18 @@ static void bench_check_direct(unsigned int n)
 	if (!marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c2)) {
 		for (i = 0; i < n; i++)
 			bench_mark_on(i);
-		marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c2);
 		bench_result("enabled.mark_2fast.second_to_site", c2.direct, "calls");
 		bench_result("enabled.mark_2fast.second_elsewhere", c2.other, "calls");
+		if (!marker_probe_register_fast("bench_mark_on", "%d", bench_check_probe, &c3)) {
+			for (i = 0; i < n; i++)
+				bench_mark_on(i);
+			marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c3);
+			bench_result("enabled.mark_3fast.third_to_site", c3.direct, "calls");
+			bench_result("enabled.mark_3fast.third_elsewhere", c3.other, "calls");
+		} else {
+			bench_result("enabled.mark_3fast.check_failed", 1, "-");
+		}
+		marker_probe_unregister_fast("bench_mark_on", bench_check_probe, &c2);
 	} else {
 		bench_result("enabled.mark_2fast.check_failed", 1, "-");
 	}
