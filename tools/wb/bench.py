@@ -294,6 +294,7 @@ def site_targets(rows: Rows, sync_rounds: int) -> List[Target]:
 	on, tp, kp = insn('enabled.mark_1fast'), insn('enabled.tracepoint_1probe'), \
 		insn('enabled.kprobe')
 	on2, tp2 = insn('enabled.mark_2fast'), insn('enabled.tracepoint_2probes')
+	on3, tp3 = insn('enabled.mark_3fast'), insn('enabled.tracepoint_3probes')
 	rounds = [rows[f'switch.1024.mark.{way}.rounds'][0] for way in ('on', 'off')]
 	switch = {way: (rows[f'switch.1024.mark.{way}.ns'][0],
 			rows[f'switch.1024.static_key.{way}.ns'][0]) for way in ('on', 'off')}
@@ -305,6 +306,8 @@ def site_targets(rows: Rows, sync_rounds: int) -> List[Target]:
 		       f'{on:.2f} vs {tp:.2f} insn', on < tp),
 		Target('enabled MARK(), 2 fast probes: at most a tracepoint with 2 probes',
 		       f'{on2:.2f} vs {tp2:.2f} insn', on2 <= tp2),
+		Target('enabled MARK(), 3 fast probes: at most a tracepoint with 3 probes',
+		       f'{on3:.2f} vs {tp3:.2f} insn', on3 <= tp3),
 		Target('enabled MARK(), 1 fast probe: at most 1/10 of a kprobe',
 		       f'{on:.2f} vs {kp / 10:.2f} insn', on <= kp / 10),
 		Target(f'1024 MARK()s switched in {sync_rounds} sync round'
