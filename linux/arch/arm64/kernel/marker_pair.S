@@ -36,17 +36,21 @@
 	ldp	x29, x30, [sp], #64
 .endm
 
-/* Calls probe \i of the array in x0, which it loses. */
-.macro marker_call_probe i
+/* Probe \i of the array in x0: its function in x16, its data in x0. */
+.macro marker_load_probe i
 	ldr	x16, [x0, #MARKER_PROBES_fast0 + \i * MARKER_PROBE_size]
 	ldr	x0, [x0, #MARKER_PROBES_private0 + \i * MARKER_PROBE_size]
+.endm
+
+/* Calls probe \i of the array in x0, which it loses. */
+.macro marker_call_probe i
+	marker_load_probe \i
 	blr	x16
 .endm
 
 /* Branches to probe \i of the array in x0, which returns to the site. */
 .macro marker_branch_probe i
-	ldr	x16, [x0, #MARKER_PROBES_fast0 + \i * MARKER_PROBE_size]
-	ldr	x0, [x0, #MARKER_PROBES_private0 + \i * MARKER_PROBE_size]
+	marker_load_probe \i
 	br	x16
 .endm
 

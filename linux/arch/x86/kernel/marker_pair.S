@@ -46,17 +46,21 @@
 	popq	%rdi
 .endm
 
-/* Calls probe \i of the array in %rdi, which it loses. */
-.macro MARKER_CALL_PROBE i
+/* Probe \i of the array in %rdi: its function in %rax, its data in %rdi. */
+.macro MARKER_LOAD_PROBE i
 	movq	MARKER_PROBES_fast0 + \i * MARKER_PROBE_size(%rdi), %rax
 	movq	MARKER_PROBES_private0 + \i * MARKER_PROBE_size(%rdi), %rdi
+.endm
+
+/* Calls probe \i of the array in %rdi, which it loses. */
+.macro MARKER_CALL_PROBE i
+	MARKER_LOAD_PROBE \i
 	CALL_NOSPEC rax
 .endm
 
 /* Jumps to probe \i of the array in %rdi, which returns to the site. */
 .macro MARKER_JMP_PROBE i
-	movq	MARKER_PROBES_fast0 + \i * MARKER_PROBE_size(%rdi), %rax
-	movq	MARKER_PROBES_private0 + \i * MARKER_PROBE_size(%rdi), %rdi
+	MARKER_LOAD_PROBE \i
 	JMP_NOSPEC rax
 .endm
 
