@@ -102,17 +102,22 @@ resync
 expect "sample_read goes once nothing has it on" test ! -e "$E/sample_read"
 
 # 3. Removing an instance's probe cannot fail: with the event on in the
-# top instance and in another (two fast probes), the other's is removed
-# while each of its allocations fails in turn; the marker then calls the
-# top instance's probe only, and still does once the instance is gone.
-if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
+# top instance and in $1 more that keep it (the site calls $1 + 2 fast
+# probes: the pair, or the triple with one kept instance), another
+# instance's probe is removed while each of its allocations fails in turn;
+# the marker then calls the probes left only, and still does once that
+# instance is gone.
+removal_nomem() {
+	local kept=$1 probes=$(($1 + 1)) K=$T/instances/mev_kept I=$T/instances/mev_nomem
+	local n=1 bad="" finished=0 out left c
+
 	modprobe marker_events
-	I=$T/instances/mev_nomem
 	echo 1 > "$E/mev_hit/enable"
+	if [ "$kept" = 1 ]; then
+		mkdir "$K"
+		echo 1 > "$K/events/markers/mev_hit/enable"
+	fi
 	mkdir "$I"
-	n=1
-	bad=""
-	finished=0
 	while [ $n -le 200 ]; do
 		echo 1 > "$I/events/markers/mev_hit/enable"
 		out=$(sh -c "echo $n > /proc/self/fail-nth
@@ -130,12 +135,17 @@ if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 		esac
 		echo > "$T/trace"
 		echo > "$I/trace"
+		[ "$kept" = 1 ] && echo > "$K/trace"
 		fire "hit 2"
 		c=$(records ' mev_hit: ' "$T/trace")
 		[ "$c" = 2 ] || bad="${bad}n=$n: $c records in the top instance, not 2\n"
+		if [ "$kept" = 1 ]; then
+			c=$(records ' mev_hit: ' "$K/trace")
+			[ "$c" = 2 ] || bad="${bad}n=$n: $c records in the kept instance, not 2\n"
+		fi
 		c=$(records ' mev_hit: ' "$I/trace")
 		[ "$c" = 0 ] || bad="${bad}n=$n: $c records in the instance, not 0\n"
-		grep -Eq '^mev_hit +on +1 ' "$M/list" ||
+		grep -Eq "^mev_hit +on +$probes " "$M/list" ||
 			bad="${bad}n=$n: $(grep '^mev_hit ' "$M/list")\n"
 		if [ "$left" != 0 ]; then
 			finished=1
@@ -143,17 +153,28 @@ if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
 		fi
 		n=$((n + 1))
 	done
-	echo "the removal met $((n - 1)) allocations"
-	expect_eq "a removal whose allocations fail in turn: one probe left, records in the top instance only" \
+	echo "$((probes + 1)) -> $probes probes: the removal met $((n - 1)) allocations"
+	expect_eq "$((probes + 1)) -> $probes probes, each allocation of the removal failing in turn: the probes left called, the removed one never" \
 		"" "$(printf '%b' "$bad")"
-	expect "past the removal's last allocation" [ "$finished" = 1 ]
-	expect "the removal allocates" [ "$n" -gt 1 ]
-	expect "the instance goes" rmdir "$I"
-	expect_eq "after it, 2 hits give 2 records in the top instance" 2 \
-		"$(echo > "$T/trace"; fire 'hit 2'; records ' mev_hit: ' "$T/trace")"
+	expect "$((probes + 1)) -> $probes probes: past the removal's last allocation" \
+		[ "$finished" = 1 ]
+	expect "$((probes + 1)) -> $probes probes: the removal allocates" [ "$n" -gt 1 ]
+	expect "$((probes + 1)) -> $probes probes: the instance goes" rmdir "$I"
+	expect_eq "$((probes + 1)) -> $probes probes: after it, 2 hits give 2 records in the top instance" \
+		2 "$(echo > "$T/trace"; fire 'hit 2'; records ' mev_hit: ' "$T/trace")"
+	if [ "$kept" = 1 ]; then
+		echo 0 > "$K/events/markers/mev_hit/enable"
+		rmdir "$K"
+	fi
 	echo 0 > "$E/mev_hit/enable"
-	expect "no probe left on mev_hit" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
-	expect "rmmod marker_events" rmmod marker_events
+	expect "$((probes + 1)) -> $probes probes: no probe left on mev_hit" \
+		sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+	expect "$((probes + 1)) -> $probes probes: rmmod marker_events" rmmod marker_events
+}
+
+if [ -e /proc/self/fail-nth ] && [ -d /sys/kernel/debug/failslab ]; then
+	removal_nomem 0
+	removal_nomem 1
 else
 	skip "a removal whose allocations fail in turn" "no fault injection (the debug config's)"
 fi

@@ -58,9 +58,10 @@ expect_eq "with one fast probe, the site never called the iterator" 0 \
 # its functions have __cfi_ preambles) keeps them on the iterator, since
 # the pair's indirect calls carry no type hash: the second returns there.
 if grep -q ' __cfi_' /proc/kallsyms; then
-	to_site=0 elsewhere=1000 how="through the iterator (kCFI)"
+	to_site=0 elsewhere=1000 how="through the iterator (kCFI)" how3=$how
 else
 	to_site=1000 elsewhere=0 how="through marker_probe_pair()"
+	how3="through marker_probe_triple()"
 fi
 expect_eq "with two fast probes $how, the second returned to the site $to_site times" \
 	$to_site \
@@ -69,7 +70,6 @@ expect_eq "with two fast probes $how, the second returned elsewhere $elsewhere t
 	$elsewhere \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_2fast\.second_elsewhere \([0-9]*\) .*/\1/p')"
 # Three: marker_probe_triple(), which jumps to the third (kCFI: the iterator).
-how3=$(printf '%s' "$how" | sed 's/marker_probe_pair/marker_probe_triple/')
 expect_eq "with three fast probes $how3, the third returned to the site $to_site times" \
 	$to_site \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_3fast\.third_to_site \([0-9]*\) .*/\1/p')"

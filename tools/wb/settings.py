@@ -372,8 +372,6 @@ MATRIX = {
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
 		e2e_skipped=E2E_DEBUG,
-		# Debian's kernel runs thousands of initcalls, under lockdep.
-		boot_timeout=1800,
 		cmdline=('spectre_v2=retpoline', 'retbleed=stuff'),
 		qemu_args=('-cpu', 'Skylake-Client'),
 		vulnerabilities=(('retbleed', 'Mitigation: Stuffing'),),
