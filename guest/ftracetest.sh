@@ -4,10 +4,10 @@
 # selftests, the tree's tools/testing/selftests/ftrace, which the host puts
 # in /opt/ftracetest for the boots that run this phase: the cases of
 # settings.FTRACETEST_CASES (make-test-cases there), or with
-# wb.ftracetest=all (make ftracetest) every case but those of
-# settings.FTRACETEST_EXCLUDED (all-cases), or with wb.ftracetest=A,B
-# (make ftracetest FTRACETEST_CASES="A B") those cases; or the share of
-# them wb.ftracetest_share names. Marker events are
+# wb.ftracetest=A,B those cases (make ftracetest gives each of its boots
+# a share of them: tools/wb/ftracetest.py), or with wb.ftracetest=all (a
+# boot by hand) every case but those of settings.FTRACETEST_EXCLUDED
+# (all-cases). Marker events are
 # ordinary events there: the cases that enable every event switch every
 # marker of the kernel. The results go to the host as suite "ftracetest"
 # of section ftracetest, one "ok DESCRIPTION" line per case as the
@@ -37,16 +37,15 @@ ftracetest_run() {
 		list=/tmp/ftracetest-cases
 		printf '%s\n' "$chosen" | tr ',' '\n' | sed 's|^|test.d/|' > "$list"
 	fi
-	# wb.ftracetest_share=I/N: this boot runs the cases I, I+N, I+2N ...
-	# of the list (counted from 0), other boots the rest.
-	share=$(cmdline_value wb.ftracetest_share)
-	cases=$(awk -v i="${share%/*}" -v n="${share#*/}" \
-		'n == "" || (NR - 1) % n == i' "$list" | tr '\n' ' ')
+	cases=$(tr '\n' ' ' < "$list")
 	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: $cases"
 	# Its KTAP result lines lose their numbers, as the end-to-end
 	# scripts send theirs (results.e2e_suite_lines() numbers them); its
 	# plan and exit status go as diagnostics, with its own (the log of
-	# each failed case, the totals); everything goes to the console.
+	# each failed case, the totals); everything goes to the console, the
+	# start and each result stamped with the uptime, from which the host
+	# tells how long each case took (ftracetest.case_seconds()).
+	printf '[uptime %s] ftracetest starts\n' "$(cut -d' ' -f1 /proc/uptime)"
 	# shellcheck disable=SC2086 # one path per word
 	(cd "$FTRACETEST" && ./ftracetest -K -v $cases; echo "ftracetest exit status $?") 2>&1 |
 	while IFS= read -r line; do

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import bench, checks, deps, expect, initramfs, kbuild, mutate, orc, qemu, results, series, settings, tree  # noqa: E402
+from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, results, series, settings, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -168,6 +168,7 @@ class GuestRun:
 	sections: dict
 	cases: List[Case]
 	seconds: float
+	console: Path
 	stalled_by: str = ''
 	# What it said of the config's vulnerabilities= files, by name.
 	vulnerabilities: Dict[str, str] = field(default_factory=dict)
@@ -221,8 +222,8 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	except Exception:	# a bug of the workbench must not lose the other results
 		cases.append(Case(f'{what}: the host could check what the guest reported', False,
 				  traceback.format_exc()))
-	return GuestRun(results.split_channel(text), cases, guest.seconds, guest.stalled_by,
-			vulnerabilities)
+	return GuestRun(results.split_channel(text), cases, guest.seconds, console,
+			guest.stalled_by, vulnerabilities)
 
 
 def guest_cases(kunit_py: Path, config: settings.KernelConfig, outdir: Path,
@@ -406,18 +407,18 @@ def cmd_run(args) -> Status:
 
 
 def cmd_ftracetest(args) -> Status:
-	"""Upstream's ftrace selftests, every case (or those of --case), in
-	the kernel whose make test runs some of them
-	(settings.FTRACETEST_CASES): the cases dealt round-robin to
-	settings.PARALLEL_GUESTS boots that run side by side, whose TSC clocks
-	the kernel (qemu.host_tsc_khz())."""
+	"""Upstream's ftrace selftests, every case but those of
+	settings.FTRACETEST_EXCLUDED (or those of --case), in the kernel whose
+	make test runs some of them (settings.FTRACETEST_CASES): one boot per
+	share of the cases (ftracetest.shares()), settings.PARALLEL_GUESTS of
+	them at a time, their TSC clocking the kernel (qemu.host_tsc_khz())."""
 	start = time.monotonic()
 	p = prepare(install=not args.no_install)
-	cases = args.case or []
 	suite = p.tree.src / settings.FTRACETEST_SOURCE / 'test.d'
-	unknown = [c for c in cases if not (suite / c).is_file()]
+	unknown = [c for c in args.case or [] if not (suite / c).is_file()]
 	if unknown:
 		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
+	cases = args.case or ftracetest.every_case(suite)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	config = settings.MATRIX[settings.FTRACETEST_CONFIG]
 	build = kbuild.build(p.tree, config)
@@ -426,7 +427,7 @@ def cmd_ftracetest(args) -> Status:
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
 	initrd = initramfs.make(build)
-	shares = min(settings.PARALLEL_GUESTS, len(cases) or settings.PARALLEL_GUESTS)
+	shares = ftracetest.shares(cases)
 	# The latency tracers' cases need a clock finer than a jiffy. The
 	# soft-lockup detector gets its longest threshold (a report after
 	# 120 s), and RCU's stall detector its longest timeout (300 s):
@@ -434,29 +435,40 @@ def cmd_ftracetest(args) -> Status:
 	# traces make one softirq of RCU callbacks run 90 s of real time in
 	# a TCG vCPU (fgraph-multi.tc), which is a 20 s soft-lockup report,
 	# and kept a CPU 26 s in rcu_core() (trace_graph_return()), which is
-	# an RCU stall report after 21 s.
+	# an RCU stall report after 21 s. These boots run no KUnit suite:
+	# make test's run them.
 	khz = qemu.host_tsc_khz()
 	clock = (f'tsc_early_khz={khz}',) if khz else ()
-	clock += ('watchdog_thresh=60', 'rcupdate.rcu_cpu_stall_timeout=300')
-	with concurrent.futures.ThreadPoolExecutor(shares) as pool:
+	clock += ('watchdog_thresh=60', 'rcupdate.rcu_cpu_stall_timeout=300', 'kunit.enable=0')
+	log(f'ftracetest: {len(cases)} cases in {len(shares)} boots, '
+	    f'{settings.PARALLEL_GUESTS} at a time, the longest first')
+	with concurrent.futures.ThreadPoolExecutor(settings.PARALLEL_GUESTS) as pool:
 		runs = [pool.submit(boot_guest, p, build, initrd, outdir,
 				    (settings.FTRACETEST_PHASE,), i,
-				    ('wb.ftracetest=' + (','.join(cases) or 'all'),
-				     f'wb.ftracetest_share={i}/{shares}', *clock),
-				    settings.FTRACETEST_ALL_TIMEOUT)
-			for i in range(shares)]
+				    ('wb.ftracetest=' + ','.join(share), *clock),
+				    ftracetest.timeout(share))
+			for i, share in enumerate(shares)]
 		guests = [run.result() for run in runs]
-	counts, cases = guest_cases(kunit_py, config, outdir, guests)
+	took: Dict[str, float] = {}
+	for share, guest in zip(shares, guests):
+		took.update(ftracetest.case_seconds(guest.console, suite, share))
+	slowest = sorted(took.items(), key=lambda item: -item[1])
+	(outdir / 'case-seconds.txt').write_text(
+		''.join(f'{seconds:7.1f} {case}\n' for case, seconds in slowest))
+	counts, checks = guest_cases(kunit_py, config, outdir, guests)
 	counts.add(results.parse(kunit_py, write_host_ktap(
-		outdir / 'host.ktap', [(f'{config.name}_ftracetest_checks', cases)])))
+		outdir / 'host.ktap', [(f'{config.name}_ftracetest_checks', checks)])))
 	for line in counts.skips + [f'FAILED: {f}' for f in counts.failures]:
 		print(line, flush=True)
-	for case in cases:
+	for case in checks:
 		if not case.ok:
 			print(f'WHY: {case.name}\n    ' + '\n    '.join(case.diagnostic.splitlines()[:6]))
-	print(f'make ftracetest took {time.monotonic() - start:.0f} s ({shares} guests, each '
-	      f'{", ".join(f"{g.seconds:.0f} s" for g in guests)}); {counts.skipped} skipped; '
-	      f'logs in {outdir}\n{counts.passed} passed, {counts.failed} failed', flush=True)
+	print('slowest cases (guest uptime, s): '
+	      + ', '.join(f'{case} {seconds:.0f}' for case, seconds in slowest[:8]), flush=True)
+	print(f'make ftracetest took {time.monotonic() - start:.0f} s ({len(shares)} boots, '
+	      f'{settings.PARALLEL_GUESTS} at a time, of {", ".join(f"{g.seconds:.0f}" for g in guests)}'
+	      f' s); {counts.skipped} skipped; logs in {outdir}\n'
+	      f'{counts.passed} passed, {counts.failed} failed', flush=True)
 	return Status.SUCCESS if counts.failed == 0 and counts.passed > 0 else Status.FAILURE
 
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from typing import Iterable, List
 
-from . import deps, kbuild, settings
+from . import deps, ftracetest, kbuild, settings
 from .kbuild import Build
 from .shell import WorkbenchError, output, run
 
@@ -139,9 +139,8 @@ def _install_ftracetest(root: Path, build: Build) -> None:
 	shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, dest)
 	(dest / 'make-test-cases').write_text(
 		''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
-	every = sorted(str(p.relative_to(dest / 'test.d')) for p in (dest / 'test.d').rglob('*.tc'))
 	(dest / 'all-cases').write_text(
-		''.join(f'test.d/{case}\n' for case in every if case not in settings.FTRACETEST_EXCLUDED))
+		''.join(f'test.d/{case}\n' for case in ftracetest.every_case(dest / 'test.d')))
 	for program in map(Path, settings.FTRACETEST_PROGRAMS):
 		_install_program(root, program, program.name)
 

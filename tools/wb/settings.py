@@ -139,7 +139,26 @@ FTRACETEST_CASES = (
 	'trigger/inter-event/trigger-synthetic-eprobe.tc',
 )
 FTRACETEST_CONFIG = 'debug'
-FTRACETEST_ALL_TIMEOUT = 4 * 3600
+# `make ftracetest` cuts its cases into shares of about this many seconds,
+# one boot each (ftracetest.shares()): long enough that booting and the
+# kmemleak scan at the end (about a minute) are a small part of a share,
+# short enough that no guest is left with much when the other has ended.
+FTRACETEST_SHARE_SECONDS = 900
+# A share's list goes on the kernel command line (2048 bytes on x86).
+FTRACETEST_SHARE_CHARS = 1200
+# What such a boot gets for booting and its scan, in its timeout
+# (ftracetest.timeout()).
+FTRACETEST_BOOT_SECONDS = 600
+# Seconds of guest uptime a case takes in FTRACETEST_CONFIG, both of its
+# runs added up (the second in an instance, for "# flags: instance"), as
+# make ftracetest measured them (out/ftracetest/case-seconds.txt); a case
+# not listed is expected to take FTRACETEST_DEFAULT_SECONDS.
+FTRACETEST_SECONDS = {
+	'direct/ftrace-direct.tc': 1200,
+	'ftrace/fgraph-multi.tc': 600,
+	'trigger/trigger-hist.tc': 170,
+}
+FTRACETEST_DEFAULT_SECONDS = 50
 # The end-to-end scripts; a config names them by file stem (the guest
 # reports each as "@@ script STEM" and "@@ script-end STEM STATUS"): a file
 # name is what one adds, deletes or renames, and a script may emit several
