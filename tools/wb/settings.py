@@ -151,12 +151,20 @@ FTRACETEST_SHARE_CHARS = 1200
 FTRACETEST_BOOT_SECONDS = 600
 # Seconds of guest uptime a case takes in FTRACETEST_CONFIG, both of its
 # runs added up (the second in an instance, for "# flags: instance"), as
-# make ftracetest measured them (out/ftracetest/case-seconds.txt); a case
-# not listed is expected to take FTRACETEST_DEFAULT_SECONDS.
+# make ftracetest measures them (out/ftracetest/case-seconds.txt); a case
+# not listed is expected to take FTRACETEST_DEFAULT_SECONDS. The first two
+# are what the full runs of 2026-11-25 and 26 reported of them (README);
+# the others from make test's ftracetest phase of 2026-11-27 (debug guest
+# 2, beside the other debug guest), by ftracetest.case_seconds().
 FTRACETEST_SECONDS = {
 	'direct/ftrace-direct.tc': 1200,
 	'ftrace/fgraph-multi.tc': 600,
-	'trigger/trigger-hist.tc': 170,
+	'trigger/trigger-hist.tc': 410,
+	'trigger/trigger-eventonoff.tc': 155,
+	'event/toplevel-enable.tc': 100,
+	'event/event-enable.tc': 90,
+	'event/subsystem-enable.tc': 80,
+	'instances/instance-event.tc': 70,
 }
 FTRACETEST_DEFAULT_SECONDS = 50
 # The end-to-end scripts; a config names them by file stem (the guest
