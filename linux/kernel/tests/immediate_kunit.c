@@ -732,6 +732,43 @@ static void imv_breakpoint_busy(struct kunit *test)
 }
 
 /* The patcher refuses what it cannot do, before writing anything. */
+/*
+ * A site that starts in the last byte of another and runs one byte past
+ * its end. With 0xb1 as the top byte of imv_test_u64, the last byte of
+ * its 64-bit "mov $imm" (REX.W b8+r imm64) is the opcode of "mov $imm8,
+ * %cl" (b1 ib), whose immediate is the byte after the site. Neither poke
+ * changes a byte, and the first alone is a batch the patcher takes, so
+ * that only the overlap is wrong, and a patcher that misses it writes
+ * nothing that matters.
+ */
+static void imv_patcher_overlap_one_byte(struct kunit *test)
+{
+	const u64 was = imv_test_plain_u64();
+	struct poke_site pokes[2] = {};
+	struct imv_site site;
+	int alone, both;
+
+	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u64__imv, &site, 1), 1);
+	KUNIT_ASSERT_EQ(test, imv_test_set_u64((was & GENMASK_ULL(55, 0)) | 0xb1ULL << 56), 0);
+	KUNIT_ASSERT_EQ(test, ((u8 *)site.insn)[site.len - 1], 0xb1);
+	pokes[0] = (struct poke_site){ .addr = site.insn, .len = site.len };
+	memcpy(pokes[0].old, site.insn, site.len);
+	memcpy(pokes[0].new, site.insn, site.len);
+	pokes[1] = (struct poke_site){ .addr = site.insn + site.len - 1, .len = 2 };
+	memcpy(pokes[1].old, pokes[1].addr, 2);
+	memcpy(pokes[1].new, pokes[1].addr, 2);
+
+	cpus_read_lock();
+	alone = poke_sites_apply(pokes, 1);
+	both = poke_sites_apply(pokes, 2);
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, alone, 0);
+	KUNIT_EXPECT_EQ_MSG(test, both, -EINVAL,
+			    "a site at the last byte of another, %*ph, then %*ph",
+			    site.len, site.insn, 2, pokes[1].addr);
+	KUNIT_EXPECT_EQ(test, imv_test_set_u64(was), 0);
+}
+
 static void imv_patcher_bad_sites(struct kunit *test)
 {
 	static const u8 mov_al_1[] = { 0xb0, 0x01 }, mov_al_2[] = { 0xb0, 0x02 };
@@ -788,6 +825,7 @@ static void imv_patcher_bad_sites(struct kunit *test)
 	cpus_read_unlock();
 	poke_sites_get_stats(&after);
 	KUNIT_EXPECT_EQ(test, after.batches, before.batches);
+	imv_patcher_overlap_one_byte(test);
 	KUNIT_EXPECT_EQ(test, not_text[1], 0x01);
 	imv_expect_site(test, &site, 1, 0x5a);
 }
