@@ -151,7 +151,9 @@ static void marker_test_fast_where(void *probe_private, void *call_private,
 
 /*
  * A probe that holds its marker's probe array while another CPU replaces
- * it: what it reads of the array after the replacement.
+ * it: what it reads of the array after the replacement. The array is that
+ * of two probes, the holder last, so that the iterator reads nothing of
+ * it but its @nr once the holder returns.
  */
 struct marker_test_holder {
 	const struct marker_probes *old;
@@ -159,7 +161,15 @@ struct marker_test_holder {
 	atomic_t replaced;		/* the array was replaced meanwhile */
 	bool swapped;			/* marker->probes was another array then */
 	unsigned int nr_after;		/* @old->nr, read after the replacement */
-	void *private_after;		/* @old->probe[1].probe_private, likewise */
+	void *private_after;		/* @old->probe[0].probe_private, likewise */
+	/*
+	 * Whether every byte of @old past its rcu_head, which kfree_rcu()
+	 * may use at once, was after the replacement what it was before:
+	 * an array freed at once has the allocator's free pointer in the
+	 * middle (SLUB), whatever the config.
+	 */
+	bool intact;
+	u8 copy[sizeof(struct marker_probes) + 2 * sizeof(struct marker_probe)];
 	unsigned int calls;
 	struct completion fired;
 };
@@ -2296,18 +2306,23 @@ static void marker_test_holder_probe(void *probe_private, void *call_private,
 				     const struct marker *marker, ...)
 {
 	struct marker_test_holder *h = probe_private;
+	const size_t from = offsetof(struct marker_probes, nr);
 	u64 start = local_clock();
 
 	if (h->calls++)
 		return;
 	h->old = rcu_dereference_sched(marker->probes);
+	if (h->old->nr == 2)
+		memcpy(h->copy, h->old, sizeof(h->copy));
 	atomic_set_release(&h->inside, 1);
 	while (!atomic_read_acquire(&h->replaced) &&
 	       local_clock() - start < MARKER_TEST_HOLD_NS)
 		cpu_relax();
 	h->swapped = rcu_dereference_sched(marker->probes) != h->old;
 	h->nr_after = READ_ONCE(h->old->nr);
-	h->private_after = READ_ONCE(h->old->probe[1].probe_private);
+	h->private_after = READ_ONCE(h->old->probe[0].probe_private);
+	h->intact = h->nr_after == 2 &&
+		    !memcmp(h->copy + from, (const u8 *)h->old + from, sizeof(h->copy) - from);
 }
 
 static int marker_test_holder_firer(void *data)
@@ -2347,10 +2362,10 @@ static void marker_probes_freed_after_gp(struct kunit *test)
 		kunit_skip(test, "needs 2 online CPUs");
 	memset(h, 0, sizeof(*h));
 	init_completion(&h->fired);
-	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_holder_probe,
-							 h), 0);
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p2), 0);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_holder_probe,
+							 h), 0);
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 
 	/* This task registers on one CPU, the firer holds the array on another. */
@@ -2378,7 +2393,9 @@ static void marker_probes_freed_after_gp(struct kunit *test)
 			      "the registration did not replace the array while a probe ran");
 	KUNIT_EXPECT_EQ(test, h->nr_after, 2);
 	KUNIT_EXPECT_PTR_EQ(test, h->private_after, &marker_test_p2);
-	/* The iterator went on in the old array: its second probe, not the third. */
+	KUNIT_EXPECT_TRUE_MSG(test, h->intact,
+			      "the replaced array changed before a grace period had passed");
+	/* The iterator ended with the old array: its first probe, not the third. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p2.calls), 1);
 	KUNIT_EXPECT_EQ(test, marker_test_p2.last, 5);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p3.calls), 0);
