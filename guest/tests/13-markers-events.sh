@@ -173,6 +173,7 @@ echo 0 > "$E/mev_pad/filter"
 # arguments of the site: the module printed each so at "conv" and gives
 # them back, "NAME: text", when its file is read.
 conv="mev_conv_int mev_conv_long mev_conv_flags mev_conv_ptr"
+conv="$conv mev_conv_short mev_conv_rest mev_conv_more"
 echo > "$T/trace"
 for e in $conv; do echo 1 > "$E/$e/enable"; done
 fire conv
@@ -186,6 +187,23 @@ for e in $conv; do
 		"$(grep -o " $e: .*\$" "$T/trace" | cut -c2-)"
 done
 diag "conv: $printed"
+# Each field's type and sign, as the format file gives them (the common
+# fields and __cut left out): the signed conversions (d, i) of each length
+# are signed, the unsigned ones (u, x, X, o) are not, whatever they print.
+signs() {
+	grep -o 'field:[^;]*;.offset:[0-9]*;.size:[0-9]*;.signed:[01]' "$E/$1/format" |
+		sed 's/^field://; s/;.offset:[0-9]*;.size:[0-9]*;.signed:/ /' |
+		tail -n +5 | grep -v ' __cut ' | tr '\n' ,
+}
+expect_eq "mev_conv_short: each field's type and sign" \
+	"int hi 1,unsigned int hu 0,unsigned int hx 0,unsigned int hX 0,unsigned int ho 0,int hhi 1,unsigned int hhx 0,unsigned int hhX 0," \
+	"$(signs mev_conv_short)"
+expect_eq "mev_conv_rest: each field's type and sign" \
+	"long li 1,unsigned long lX 0,unsigned long lo 0,s64 lli 1,u64 llX 0,long zi 1,__data_loc char[] ws 0,void * wp 0," \
+	"$(signs mev_conv_rest)"
+expect_eq "mev_conv_more: each field's type and sign" \
+	"unsigned int hho 0,u64 llo 0,unsigned long zx 0,unsigned long zX 0,unsigned long zo 0,int prec 1,__data_loc char[] sp 0," \
+	"$(signs mev_conv_more)"
 expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
 expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
 

@@ -105,6 +105,16 @@ static noinline void mev_fire_conv(void)
 		 0xabcUL, "abcdef", 0x1f, 5, 6, 0xff, 8, 'q');
 	MEV_CONV(mev_conv_ptr, "p %p px %px pS %pS pSR %pSR ps %ps pK %pK pB %pB",
 		 fn, fn, fn, fn, fn, fn, fn);
+	/* Each h and hh conversion, from values that printing must narrow. */
+	MEV_CONV(mev_conv_short, "hi %hi hu %hu hx %hx hX %hX ho %ho hhi %hhi hhx %hhx hhX %hhX",
+		 70000, -1, 0x12345, 0xabcde, 0x10009, 200, 0x1ab, 0x1cd);
+	/* The other conversions of each length, a precision on an integer,
+	 * widths on %s and %p.
+	 */
+	MEV_CONV(mev_conv_rest, "li %li lX %lX lo %lo lli %lli llX %llX zi %zi ws [%8s] wp [%-20p]",
+		 -7L, 0xabcdefUL, 8UL, -9LL, 0xfedcba9876ULL, (ssize_t)-3, "ab", fn);
+	MEV_CONV(mev_conv_more, "hho %hho llo %llo zx %zx zX %zX zo %zo prec [%.5d] sp [%-6.2s]",
+		 0x109, 64ULL, (size_t)0xabc, (size_t)0xdef, (size_t)9, 42, "xyz");
 }
 
 static ssize_t mev_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
