@@ -390,3 +390,23 @@ void poke_sites_get_stats(struct poke_sites_stats *stats)
 	stats->mappings = poke_counts.mappings;
 	stats->bypass_hits = atomic_read(&poke_counts.emulated);
 }
+
+/**
+ * poke_sites_observe_syncs() - see each step of the batches from every CPU
+ * @observe: called on every online CPU in each round of core serialization
+ *	of poke_sites_apply()'s batches, right after the CPU serialized, in
+ *	the round's IPI (hard interrupt context); NULL to stop
+ * @data: the argument of @observe
+ *
+ * For tests: what a CPU reads of a site there is what it may execute from
+ * then on, so the bytes that every CPU saw at every round show the order of
+ * the steps and the rounds between them, which a counter cannot.
+ *
+ * Context: process context; takes text_mutex.
+ */
+void poke_sites_observe_syncs(void (*observe)(void *data), void *data)
+{
+	guard(mutex)(&text_mutex);
+	poke_counts.observe = observe;
+	poke_counts.observe_data = data;
+}

@@ -46,5 +46,6 @@ struct poke_sites_stats {
 
 int poke_sites_apply(struct poke_site *sites, unsigned int nr);
 void poke_sites_get_stats(struct poke_sites_stats *stats);
+void poke_sites_observe_syncs(void (*observe)(void *data), void *data);
 
 #endif /* _ASM_X86_TEXT_POKE_BP_H */
