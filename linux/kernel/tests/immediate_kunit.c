@@ -455,6 +455,39 @@ static void imv_batch_1024_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, imv_read_1024(), 0);
 }
 
+/*
+ * The int3 protocol, as every CPU sees it: at the first round of the batch
+ * the site holds the int3 and the old immediate, at the second the int3
+ * and the new one, at the third the first byte is back. A CPU that had not
+ * serialized with the int3 in place could run the old first byte with the
+ * new immediate; one that had not serialized at the end could still run
+ * the int3.
+ */
+static void imv_patcher_cpus_see_every_step(struct kunit *test)
+{
+	const u32 new_value = 0xa1b2c3d4, old_value = 0x11223344;
+	u8 expected[3][KUNIT_OBSERVED_BYTES];
+	struct kunit_text_observer *o;
+	struct imv_site site;
+
+	KUNIT_ASSERT_GE(test, imv_get_sites(&imv_test_u32__imv, &site, 1), 1);
+	KUNIT_ASSERT_EQ(test, imv_test_read_u32(), old_value);
+	memcpy(expected[0], site.insn, site.len);
+	expected[0][0] = INT3_INSN_OPCODE;
+	memcpy(expected[1], expected[0], site.len);
+	memcpy(expected[1] + site.len - sizeof(new_value), &new_value, sizeof(new_value));
+	memcpy(expected[2], expected[1], site.len);
+	expected[2][0] = ((const u8 *)site.insn)[0];
+
+	o = kunit_observe_text(test, site.insn, site.len);
+	KUNIT_EXPECT_EQ(test, imv_set(imv_test_u32, new_value), 0);
+	kunit_observe_stop(NULL);
+	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), new_value);
+	kunit_expect_rounds_seen(test, o, expected, ARRAY_SIZE(expected));
+	kunit_info(test, "every CPU saw the three steps at %pS: %*ph\n", site.insn,
+		   site.len, site.insn);
+}
+
 /* Readers of the concurrency test, one kthread per CPU. */
 struct imv_reader {
 	u64 (*read)(void);
@@ -906,6 +939,7 @@ static struct kunit_case imv_test_cases[] = {
 	KUNIT_CASE(imv_refused_leaves_sites),
 	KUNIT_CASE(imv_set_nomem),
 	KUNIT_CASE(imv_batch_1024_sites),
+	KUNIT_CASE(imv_patcher_cpus_see_every_step),
 	KUNIT_CASE_PARAM_ATTR(imv_concurrent_flips, imv_concurrent_var_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(imv_kprobe_refused),

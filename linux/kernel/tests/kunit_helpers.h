@@ -12,7 +12,8 @@
  * Stress volumes, see kunit_stress_volume().
  *
  * Somebody else's breakpoint in a site, see kunit_poke_text_byte() and
- * kunit_poke_text_insn(); the patcher's counters, see kunit_poke_counts().
+ * kunit_poke_text_insn(); the patcher's counters, see kunit_poke_counts();
+ * what every CPU sees of a batch's steps (x86-64), see kunit_observe_text().
  */
 #ifndef _KERNEL_TESTS_KUNIT_HELPERS_H
 #define _KERNEL_TESTS_KUNIT_HELPERS_H
@@ -123,6 +124,87 @@ static inline struct kunit_poke_counts kunit_poke_counts(void)
 		.sync_rounds = stats.sync_rounds,
 		.bypass_hits = stats.bypass_hits,
 	};
+}
+
+/*
+ * What every CPU reads of some text in each round of core serialization of
+ * the patcher's batches, in the round's IPI right after it serialized: the
+ * bytes it may execute from then on. See kunit_observe_text().
+ */
+#define KUNIT_OBSERVED_ROUNDS	8
+#define KUNIT_OBSERVED_BYTES	16
+
+struct kunit_observed_cpu {
+	unsigned int rounds;
+	u8 bytes[KUNIT_OBSERVED_ROUNDS][KUNIT_OBSERVED_BYTES];
+};
+
+struct kunit_text_observer {
+	const u8 *text;
+	unsigned int len;
+	struct kunit_observed_cpu *cpus;	/* by CPU number */
+};
+
+static inline void kunit_observe_round(void *data)
+{
+	struct kunit_text_observer *o = data;
+	struct kunit_observed_cpu *c = &o->cpus[smp_processor_id()];
+
+	if (c->rounds < KUNIT_OBSERVED_ROUNDS)
+		memcpy(c->bytes[c->rounds], o->text, o->len);
+	c->rounds++;
+}
+
+static inline void kunit_observe_stop(void *unused)
+{
+	poke_sites_observe_syncs(NULL, NULL);
+}
+
+/*
+ * Has every CPU read @len bytes at @text in each round of the batches that
+ * follow, until the case ends or calls kunit_observe_stop().
+ */
+static inline struct kunit_text_observer *kunit_observe_text(struct kunit *test,
+							     const void *text,
+							     unsigned int len)
+{
+	struct kunit_text_observer *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_ASSERT_LE(test, len, KUNIT_OBSERVED_BYTES);
+	o->text = text;
+	o->len = len;
+	o->cpus = kunit_kcalloc(test, nr_cpu_ids, sizeof(*o->cpus), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, o->cpus);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kunit_observe_stop, NULL), 0);
+	poke_sites_observe_syncs(kunit_observe_round, o);
+	return o;
+}
+
+/*
+ * Every CPU saw @expected[0], ..., @expected[@nr - 1], one in each round,
+ * and no other round; every online CPU took part.
+ */
+static inline void kunit_expect_rounds_seen(struct kunit *test,
+					    const struct kunit_text_observer *o,
+					    u8 (*expected)[KUNIT_OBSERVED_BYTES],
+					    unsigned int nr)
+{
+	unsigned int cpu, r, seen = 0;
+
+	for_each_possible_cpu(cpu) {
+		const struct kunit_observed_cpu *c = &o->cpus[cpu];
+
+		if (!c->rounds)
+			continue;
+		seen++;
+		for (r = 0; r < min(c->rounds, nr); r++)
+			KUNIT_EXPECT_EQ_MSG(test, memcmp(c->bytes[r], expected[r], o->len), 0,
+					    "CPU %u at round %u saw %*ph, expected %*ph", cpu,
+					    r + 1, o->len, c->bytes[r], o->len, expected[r]);
+		KUNIT_EXPECT_EQ_MSG(test, c->rounds, nr, "CPU %u: rounds of serialization", cpu);
+	}
+	KUNIT_EXPECT_EQ(test, seen, num_online_cpus());
 }
 
 /* Writes one byte of text, as a kprobe or a debugger would. */

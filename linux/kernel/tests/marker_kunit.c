@@ -1902,6 +1902,66 @@ static void marker_site_layout(struct kunit *test)
 	marker_test_expect_off(test, &site);
 }
 
+#ifdef CONFIG_IMMEDIATE
+
+/* The bytes of a site that a switch writes: its jump slot and its mov. */
+#define MARKER_SWITCHED_BYTES	4
+
+/*
+ * The rounds of the batch that takes a site from @from to @to: the int3s
+ * on the slot and the mov in front of the old bytes, then of the new ones,
+ * then the new site.
+ */
+static void marker_test_switch_rounds(u8 (*rounds)[KUNIT_OBSERVED_BYTES], const u8 *from,
+				      const u8 *to)
+{
+	memcpy(rounds[0], from, MARKER_SWITCHED_BYTES);
+	memcpy(rounds[1], to, MARKER_SWITCHED_BYTES);
+	memcpy(rounds[2], to, MARKER_SWITCHED_BYTES);
+	rounds[0][0] = rounds[0][2] = INT3_INSN_OPCODE;
+	rounds[1][0] = rounds[1][2] = INT3_INSN_OPCODE;
+}
+
+/*
+ * A switch on and off as every CPU sees it, in the IPI of each round of the
+ * patcher: the slot and the mov change in the same three steps. A slot
+ * written in a batch of its own would run, for a while, with the other
+ * state's immediate value.
+ */
+static void marker_switch_cpus_see_every_step(struct kunit *test)
+{
+	u8 off[MARKER_SWITCHED_BYTES], on[MARKER_SWITCHED_BYTES];
+	u8 rounds[3][KUNIT_OBSERVED_BYTES] = {};
+	struct kunit_text_observer *o;
+	struct marker_test_site site;
+	void *code;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_basic", &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+	memcpy(off, site.code, sizeof(off));
+
+	o = kunit_observe_text(test, site.code, sizeof(off));
+	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_basic", "%d",
+						    marker_test_count, &marker_test_p1), 0);
+	kunit_observe_stop(NULL);
+	marker_test_expect_on(test, &site);
+	memcpy(on, site.code, sizeof(on));
+	marker_test_switch_rounds(rounds, off, on);
+	kunit_expect_rounds_seen(test, o, rounds, ARRAY_SIZE(rounds));
+
+	o = kunit_observe_text(test, site.code, sizeof(on));
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_basic",
+						      marker_test_count, &marker_test_p1), 0);
+	kunit_observe_stop(NULL);
+	marker_test_expect_off(test, &site);
+	marker_test_switch_rounds(rounds, on, off);
+	kunit_expect_rounds_seen(test, o, rounds, ARRAY_SIZE(rounds));
+	kunit_info(test, "every CPU saw the three steps of each switch: %*ph, %*ph\n",
+		   (int)sizeof(off), off, (int)sizeof(on), on);
+}
+
+#endif /* CONFIG_IMMEDIATE */
+
 /*
  * Where the recorded call of a marker of at most MARKER_REG_ARGS arguments
  * goes with two fast probes: marker_probe_pair(), but for a kCFI kernel,
@@ -3295,6 +3355,9 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_PARAM(marker_format_fields, marker_test_format_gen_params),
 #ifdef CONFIG_MARKER_SITES
 	KUNIT_CASE(marker_site_layout),
+#ifdef CONFIG_IMMEDIATE
+	KUNIT_CASE(marker_switch_cpus_see_every_step),
+#endif
 	KUNIT_CASE(marker_direct_call),
 	KUNIT_CASE(marker_regs_iterator),
 	KUNIT_CASE(marker_reg_args_limit),
