@@ -259,10 +259,21 @@ static int __ref imv_test_read_init_text(void)
 	return imv_test_read_init();
 }
 
+/* The site in init text, as the boot-time run saw it. */
+static struct imv_site imv_test_init_site;
+
+/* Whether kprobes would find @site reserved. */
+static bool imv_test_reserved(const struct imv_site *site)
+{
+	return imv_text_reserved(site->insn, site->insn + site->len - 1);
+}
+
 /*
  * A site in the kernel's init text is written like any other while that
  * text can run, and forgotten before it is freed: listed no more, written
- * no more.
+ * no more. kprobes finds it reserved while it is there, and the text that
+ * was init text no more once it is gone (no object owns that text), while
+ * the live site of the same variable stays reserved.
  */
 static void imv_init_text_sites(struct kunit *test)
 {
@@ -270,12 +281,25 @@ static void imv_init_text_sites(struct kunit *test)
 	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
 	struct imv_site sites[2];
 	unsigned long poked;
-	int n;
+	int i, n;
 
 	n = imv_get_sites(&imv_test_init_value__imv, sites, ARRAY_SIZE(sites));
 	KUNIT_ASSERT_EQ(test, n, (init_text ? 2 : 1) * patched);
-	if (!init_text && n)
+	for (i = 0; i < n; i++) {
+		KUNIT_EXPECT_TRUE_MSG(test, imv_test_reserved(&sites[i]),
+				      "%pS not reserved", sites[i].insn);
+		if (init_section_contains(sites[i].insn, sites[i].len))
+			imv_test_init_site = sites[i];
+	}
+	if (!init_text && n) {
 		KUNIT_EXPECT_FALSE(test, init_section_contains(sites[0].insn, sites[0].len));
+		if (imv_test_init_site.insn)
+			KUNIT_EXPECT_FALSE_MSG(test, imv_test_reserved(&imv_test_init_site),
+					       "freed init text at %pS still reserved",
+					       imv_test_init_site.insn);
+		else
+			kunit_info(test, "no boot-time run: the freed site is not checked\n");
+	}
 
 	poked = kunit_poke_counts().sites;
 	KUNIT_ASSERT_EQ(test, imv_set(imv_test_init_value, 4), 0);

@@ -1915,11 +1915,15 @@ static void marker_site_layout(struct kunit *test)
 static void marker_test_switch_rounds(u8 (*rounds)[KUNIT_OBSERVED_BYTES], const u8 *from,
 				      const u8 *to)
 {
+	unsigned int r;
+
 	memcpy(rounds[0], from, MARKER_SWITCHED_BYTES);
 	memcpy(rounds[1], to, MARKER_SWITCHED_BYTES);
 	memcpy(rounds[2], to, MARKER_SWITCHED_BYTES);
-	rounds[0][0] = rounds[0][2] = INT3_INSN_OPCODE;
-	rounds[1][0] = rounds[1][2] = INT3_INSN_OPCODE;
+	for (r = 0; r < 2; r++) {
+		rounds[r][0] = INT3_INSN_OPCODE;	/* the slot's first byte */
+		rounds[r][2] = INT3_INSN_OPCODE;	/* the mov's */
+	}
 }
 
 /*
