@@ -202,7 +202,12 @@ static inline void kunit_expect_rounds_seen(struct kunit *test,
 			KUNIT_EXPECT_EQ_MSG(test, memcmp(c->bytes[r], expected[r], o->len), 0,
 					    "CPU %u at round %u saw %*ph, expected %*ph", cpu,
 					    r + 1, o->len, c->bytes[r], o->len, expected[r]);
-		KUNIT_EXPECT_EQ_MSG(test, c->rounds, nr, "CPU %u: rounds of serialization", cpu);
+		if (c->rounds < nr)
+			KUNIT_FAIL(test, "CPU %u never serialized with %*ph, round %u of %u",
+				   cpu, o->len, expected[c->rounds], c->rounds + 1, nr);
+		else
+			KUNIT_EXPECT_EQ_MSG(test, c->rounds, nr, "CPU %u: rounds of serialization",
+					    cpu);
 	}
 	KUNIT_EXPECT_EQ(test, seen, num_online_cpus());
 }
