@@ -407,6 +407,5 @@ void poke_sites_get_stats(struct poke_sites_stats *stats)
 void poke_sites_observe_syncs(void (*observe)(void *data), void *data)
 {
 	guard(mutex)(&text_mutex);
-	poke_counts.observe = observe;
-	poke_counts.observe_data = data;
+	text_poke_bp_observe(&poke_counts, observe, data);
 }

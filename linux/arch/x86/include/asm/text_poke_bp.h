@@ -44,8 +44,14 @@ struct poke_sites_stats {
 	unsigned long bypass_hits;
 };
 
+struct text_poke_counts;
+
 int poke_sites_apply(struct poke_site *sites, unsigned int nr);
 void poke_sites_get_stats(struct poke_sites_stats *stats);
 void poke_sites_observe_syncs(void (*observe)(void *data), void *data);
+
+/* In arch/x86/kernel/alternative.c: the observer of poke_sites_observe_syncs(). */
+void text_poke_bp_observe(struct text_poke_counts *counts, void (*fn)(void *data),
+			  void *data);
 
 #endif /* _ASM_X86_TEXT_POKE_BP_H */
