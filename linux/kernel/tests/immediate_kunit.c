@@ -508,7 +508,7 @@ static void imv_patcher_cpus_see_every_step(struct kunit *test)
 	kunit_observe_stop(NULL);
 	KUNIT_EXPECT_EQ(test, imv_test_read_u32(), new_value);
 	kunit_expect_rounds_seen(test, o, expected, ARRAY_SIZE(expected));
-	kunit_info(test, "every CPU saw the three steps at %pS: %*ph\n", site.insn,
+	kunit_info(test, "%u CPUs watched %pS, now %*ph\n", num_online_cpus(), site.insn,
 		   site.len, site.insn);
 }
 

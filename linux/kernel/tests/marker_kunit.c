@@ -1960,8 +1960,8 @@ static void marker_switch_cpus_see_every_step(struct kunit *test)
 	marker_test_expect_off(test, &site);
 	marker_test_switch_rounds(rounds, on, off);
 	kunit_expect_rounds_seen(test, o, rounds, ARRAY_SIZE(rounds));
-	kunit_info(test, "every CPU saw the three steps of each switch: %*ph, %*ph\n",
-		   (int)sizeof(off), off, (int)sizeof(on), on);
+	kunit_info(test, "%u CPUs watched the site off (%*ph) and on (%*ph)\n",
+		   num_online_cpus(), (int)sizeof(off), off, (int)sizeof(on), on);
 }
 
 #endif /* CONFIG_IMMEDIATE */
