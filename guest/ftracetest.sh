@@ -38,20 +38,20 @@ ftracetest_run() {
 		printf '%s\n' "$chosen" | tr ',' '\n' | sed 's|^|test.d/|' > "$list"
 	fi
 	cases=$(tr '\n' ' ' < "$list")
-	diag "ftracetest starts at uptime $(cut -d' ' -f1 /proc/uptime) s: $cases"
+	diag "ftracetest starts at uptime $(uptime_s) s: $cases"
 	# Its KTAP result lines lose their numbers, as the end-to-end
 	# scripts send theirs (results.e2e_suite_lines() numbers them); its
 	# plan and exit status go as diagnostics, with its own (the log of
 	# each failed case, the totals); everything goes to the console, the
 	# start and each result stamped with the uptime, from which the host
 	# tells how long each case took (ftracetest.case_seconds()).
-	printf '[uptime %s] ftracetest starts\n' "$(cut -d' ' -f1 /proc/uptime)"
+	printf '[uptime %s] ftracetest starts\n' "$(uptime_s)"
 	# shellcheck disable=SC2086 # one path per word
 	(cd "$FTRACETEST" && ./ftracetest -K -v $cases; echo "ftracetest exit status $?") 2>&1 |
 	while IFS= read -r line; do
 		case "$line" in
 		"ok "*|"not ok "*)
-			printf '[uptime %s] %s\n' "$(cut -d' ' -f1 /proc/uptime)" "$line"
+			printf '[uptime %s] %s\n' "$(uptime_s)" "$line"
 			printf '%s\n' "$line" | sed -E 's/^(not ok|ok) [0-9]+ /\1 /' >&3
 			continue ;;
 		"#"*)
@@ -61,6 +61,12 @@ ftracetest_run() {
 		esac
 		printf '%s\n' "$line"
 	done
-	diag "ftracetest ends at uptime $(cut -d' ' -f1 /proc/uptime) s"
+	diag "ftracetest ends at uptime $(uptime_s) s"
+	# A case of settings.FTRACETEST_LAST, in a boot of its own, leaves the
+	# function profiler on, and ftracetest leaves it so: off before the
+	# kmemleak scan.
+	if [ -w /sys/kernel/tracing/function_profile_enabled ]; then
+		echo 0 > /sys/kernel/tracing/function_profile_enabled
+	fi
 	ln -sf /bin/busybox /bin/sh
 }

@@ -36,10 +36,12 @@ results_open() {
 }
 
 emit() { printf '%s\n' "$*" >&3; }
+# Seconds since boot, as /proc/uptime has them (two decimals).
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
 # A section also goes to the console with the uptime, as a suite does, and
 # so does each end-to-end script (test.sh): where a boot spends its time.
-section() { emit "@@ section $1"; echo "== section $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
-suite() { emit "@@ suite $1"; echo "== $1 (uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
+section() { emit "@@ section $1"; echo "== section $1 (uptime $(uptime_s) s)"; }
+suite() { emit "@@ suite $1"; echo "== $1 (uptime $(uptime_s) s)"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /' >&3; }
 pass() { emit "ok $1"; echo "ok $1"; }
 fail() {

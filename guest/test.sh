@@ -71,7 +71,7 @@ if phase e2e; then
 		name=$(basename "$t" .sh)
 		case "$scripts" in ",,"|*",$name,"*) ;; *) continue ;; esac
 		emit "@@ script $name"
-		echo "== script $name (uptime $(cut -d' ' -f1 /proc/uptime) s)"
+		echo "== script $name (uptime $(uptime_s) s)"
 		(. "$t")
 		emit "@@ script-end $name $?"
 	done

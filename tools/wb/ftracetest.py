@@ -23,9 +23,12 @@ _STAMP = re.compile(r'^\[uptime ([0-9.]+)\] (?:ftracetest starts|(?:not )?ok ([0
 
 def every_case(suite: Path) -> List[str]:
 	"""Every case under @suite (a test.d directory) but those of
-	settings.FTRACETEST_EXCLUDED, by path under it, sorted."""
-	return sorted(case for case in (str(p.relative_to(suite)) for p in suite.rglob('*.tc'))
-		      if case not in settings.FTRACETEST_EXCLUDED)
+	settings.FTRACETEST_EXCLUDED, by path under it, sorted, those of
+	settings.FTRACETEST_LAST last (in a boot of every case, by hand, the
+	reruns in an instance still come after them)."""
+	return sorted((case for case in (str(p.relative_to(suite)) for p in suite.rglob('*.tc'))
+		       if case not in settings.FTRACETEST_EXCLUDED),
+		      key=lambda case: (case in settings.FTRACETEST_LAST, case))
 
 
 def estimate(case: str) -> int:
@@ -39,7 +42,8 @@ def shares(cases: Sequence[str]) -> List[List[str]]:
 	Cases go longest first into the first share they fit in, by time
 	(settings.FTRACETEST_SHARE_SECONDS) and by the length of their list on
 	the command line (settings.FTRACETEST_SHARE_CHARS); a case longer than
-	a share is a share of its own. Within a share they keep the order of
+	a share is a share of its own, and so is each case of
+	settings.FTRACETEST_LAST. Within a share they keep the order of
 	@cases."""
 	bins: List[List[str]] = []
 	seconds: List[int] = []
@@ -47,6 +51,8 @@ def shares(cases: Sequence[str]) -> List[List[str]]:
 	for case in sorted(cases, key=lambda c: (-estimate(c), c)):
 		cost, size = estimate(case), len(case) + 1
 		for i, _ in enumerate(bins):
+			if case in settings.FTRACETEST_LAST or bins[i][0] in settings.FTRACETEST_LAST:
+				continue
 			if (seconds[i] + cost <= settings.FTRACETEST_SHARE_SECONDS and
 			    chars[i] + size <= settings.FTRACETEST_SHARE_CHARS):
 				break
