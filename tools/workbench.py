@@ -428,8 +428,15 @@ def cmd_ftracetest(args) -> Status:
 	outdir.mkdir(parents=True)
 	initrd = initramfs.make(build)
 	shares = ftracetest.shares(cases)
-	# The latency tracers' cases need a clock finer than a jiffy. The
-	# soft-lockup detector gets its longest threshold (a report after
+	# The latency tracers' cases need a clock finer than a jiffy: the TSC,
+	# at the host's rate, and never marked unstable (tsc=reliable). The
+	# clocksource watchdog's only reference here is jiffies, which lag
+	# whenever the host is loaded (timer interrupts come late under TCG):
+	# in three of the first five boots of a make ftracetest beside
+	# nothing else it marked the TSC unstable ("skewed 66 ms over
+	# watchdog 'refined-jiffies' interval of 508 ms"), and in one of them
+	# the preemptoff tracer measured 498654 us of a 500000 us section
+	# (preemptirq/irqsoff_tracer.tc failed). The soft-lockup detector gets its longest threshold (a report after
 	# 120 s), and RCU's stall detector its longest timeout (300 s):
 	# under function graph tracing of every function, KASAN's stack
 	# traces make one softirq of RCU callbacks run 90 s of real time in
@@ -438,7 +445,7 @@ def cmd_ftracetest(args) -> Status:
 	# an RCU stall report after 21 s. These boots run no KUnit suite:
 	# make test's run them.
 	khz = qemu.host_tsc_khz()
-	clock = (f'tsc_early_khz={khz}',) if khz else ()
+	clock = (f'tsc_early_khz={khz}', 'tsc=reliable') if khz else ()
 	clock += ('watchdog_thresh=60', 'rcupdate.rcu_cpu_stall_timeout=300', 'kunit.enable=0')
 	log(f'ftracetest: {len(cases)} cases in {len(shares)} boots, '
 	    f'{settings.PARALLEL_GUESTS} at a time, the longest first')
