@@ -436,8 +436,9 @@ def cmd_ftracetest(args) -> Status:
 	# nothing else it marked the TSC unstable ("skewed 66 ms over
 	# watchdog 'refined-jiffies' interval of 508 ms"), and in one of them
 	# the preemptoff tracer measured 498654 us of a 500000 us section
-	# (preemptirq/irqsoff_tracer.tc failed). The soft-lockup detector gets its longest threshold (a report after
-	# 120 s), and RCU's stall detector its longest timeout (300 s):
+	# (preemptirq/irqsoff_tracer.tc failed). The soft-lockup detector
+	# gets its longest threshold (a report after 120 s), and RCU's stall
+	# detector its longest timeout (300 s):
 	# under function graph tracing of every function, KASAN's stack
 	# traces make one softirq of RCU callbacks run 90 s of real time in
 	# a TCG vCPU (fgraph-multi.tc), which is a 20 s soft-lockup report,
