@@ -340,21 +340,33 @@ static void marker_test_expect_decoded(struct kunit *test, const struct marker_t
 	}
 }
 
+/*
+ * A va_list probe alone, which the sites call through marker_probe_iterate(),
+ * gets the exact arguments of a marker of six and of MARKER_MAX_ARGS, most
+ * of them on the stack.
+ */
 static void marker_probe_gets_arguments(struct kunit *test)
 {
 	struct marker_test_decoded *d = &marker_test_decoded;
+	unsigned int max;
 
-	memset(d, 0, sizeof(*d));
-	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_args", NULL,
-						    marker_test_decode, d), 0);
-	marker_test_fire_decoded(false, d);
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister("marker_test_args",
-						      marker_test_decode, d), 0);
+	for (max = 0; max < 2; max++) {
+		const char *name = max ? "marker_test_max" : "marker_test_args";
 
-	KUNIT_EXPECT_EQ(test, d->calls, 1);
-	marker_test_expect_decoded(test, d, d, false);
-	KUNIT_EXPECT_PTR_EQ(test, d->call_private, (void *)&marker_test_cookie);
-	KUNIT_EXPECT_STREQ(test, d->fmt, "i %d l %ld u %llu s %s p %p c %c");
+		memset(d, 0, sizeof(*d));
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_decode, d), 0);
+		marker_test_expect_calls(test, name, marker_probe_iterate);
+		marker_test_fire_decoded(max, d);
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_decode, d), 0);
+
+		KUNIT_EXPECT_EQ_MSG(test, d->calls, 1, "%s", name);
+		marker_test_expect_decoded(test, d, d, max);
+		KUNIT_EXPECT_PTR_EQ(test, d->call_private,
+				    max ? NULL : (void *)&marker_test_cookie);
+		KUNIT_EXPECT_STREQ(test, d->fmt,
+				   max ? "i %d l %ld u %llu s %s p %p c %c x %x h %hd" :
+					 "i %d l %ld u %llu s %s p %p c %c");
+	}
 }
 
 /*
@@ -1177,6 +1189,7 @@ static const struct marker_test_removal marker_test_removals[] = {
 	/* After boot, a site in freed init text beside the live one. */
 	{ "init text: 1 fast -> 0", "f", 0, true },
 	{ "init text: 2 fast -> 1", "ff", 0, true },
+	{ "init text: 1 va_list -> 0", "v", 0, true },
 };
 
 static void marker_test_removal_desc(const struct marker_test_removal *r, char *desc)

@@ -110,7 +110,12 @@ struct marker_event {
 	struct marker_event_field field[] __counted_by(nr_fields);
 };
 
-/* The arguments of one hit, fetched before the record is reserved. */
+/*
+ * The arguments of one hit, fetched before the record is reserved. The
+ * probes leave it and their va_list __uninitialized, which
+ * CONFIG_INIT_STACK_ALL_ZERO would zero at every hit: @strings is set
+ * first, and marker_event_fetch() writes all that marker_event_fill() reads.
+ */
 struct marker_event_args {
 	u64 value[MARKER_MAX_ARGS];
 	unsigned short len[MARKER_MAX_ARGS];
@@ -292,9 +297,9 @@ static void marker_event_probe(void *probe_private, void *call_private,
 {
 	struct trace_event_file *file = probe_private;
 	struct marker_event *ev = file->event_call->data;
+	struct marker_event_args a __uninitialized;
+	va_list args __uninitialized;
 	struct trace_event_buffer fbuffer;
-	struct marker_event_args a;
-	va_list args;
 	void *rec;
 
 	if (trace_trigger_soft_disabled(file))
@@ -319,10 +324,10 @@ static void marker_event_perf_probe(void *probe_private, void *call_private,
 	struct marker_event *ev = probe_private;
 	struct trace_event_call *call = &ev->call;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
-	struct marker_event_args a;
+	struct marker_event_args a __uninitialized;
+	va_list args __uninitialized;
 	struct pt_regs *regs;
 	int size, rctx;
-	va_list args;
 	void *rec;
 
 	if (!bpf_prog_array_valid(call) && hlist_empty(head))
