@@ -110,7 +110,15 @@ static struct marker_entry *marker_entry_get(const char *name)
 	if (!e)
 		return NULL;
 	memcpy(e->name, name, len);
+	/*
+	 * The sites' @data starts as what marker_probe_va_one() reads, so
+	 * that a marker's first va_list probe waits for no grace period:
+	 * until the entry has a probe, its sites call the iterator, which
+	 * ignores @data.
+	 */
+	e->data = &e->va_one;
 	get_completed_synchronize_rcu_full(&e->data_gp);
+	get_completed_synchronize_rcu_full(&e->va_one_gp);
 	hash_add(marker_names, &e->hlist, marker_hash(name));
 	return e;
 }
@@ -120,6 +128,9 @@ static void marker_entry_put(struct marker_entry *e)
 {
 	if (e->nr_sites || e->probes)
 		return;
+	/* A CPU may still be in marker_probe_va_one(), reading @e->va_one. */
+	if (e->va_one.func)
+		cond_synchronize_rcu_full(&e->va_one_gp);
 	hash_del(&e->hlist);
 	kvfree(e->format);
 	kvfree(e);
@@ -685,6 +696,38 @@ void notrace __no_stack_protector marker_probe_iterate(void *data, void *call_pr
 	va_end(args);
 }
 EXPORT_SYMBOL(marker_probe_iterate);
+
+/**
+ * marker_probe_va_one() - call the only probe of a marker, a va_list one
+ * @data: the &struct marker_probe that the marker's registry entry keeps
+ *	for it
+ * @call_private: the site's data for the probe
+ * @marker: the site's marker
+ * @...: the site's arguments, as its format gives them
+ *
+ * No site calls this function by name: the registry points the recorded
+ * calls of a marker's sites here while its one probe takes a va_list, and
+ * gives them @data, as it does for marker_probe_pair(). It does what
+ * marker_probe_iterate() does for one va_list probe, without reading the
+ * marker's array, its count and the probe's type on each hit. Variadic and
+ * written in C, it takes any number of arguments, on the stack too, and its
+ * indirect call carries kCFI's check. Its va_list is left uninitialized
+ * for the reason marker_probe_iterate() gives.
+ *
+ * Context: called with preemption disabled, which is the RCU read side
+ * that marker_synchronize_unregister() waits for.
+ */
+void notrace __no_stack_protector marker_probe_va_one(void *data, void *call_private,
+						      const struct marker *marker, ...)
+{
+	va_list args __uninitialized;
+	const struct marker_probe *p = data;
+	marker_probe_func *func = READ_ONCE(p->func);
+
+	va_start(args, marker);
+	func(READ_ONCE(p->probe_private), call_private, marker->format, &args);
+	va_end(args);
+}
 
 /* A va_list probe, given arguments passed on as words. */
 static void notrace marker_call_va(marker_probe_func *func, void *probe_private,

@@ -24,13 +24,18 @@
  * @listed: scratch flag of marker_walk(): a site table reported it
  * @armed: its patched sites are in MARKER_SITE_ON
  * @direct: what its recorded calls go straight to, reading @data: its only
- *	probe, a fast one, or marker_probe_pair() or marker_probe_triple()
- *	for its two or three fast probes;
+ *	probe, a fast one, marker_probe_va_one() for its only probe, a
+ *	va_list one, or marker_probe_pair() or marker_probe_triple() for its
+ *	two or three fast probes;
  *	NULL while they go to an iterator; set only while @armed
  * @regs: its recorded calls go to marker_probe_iterate_regs() where they
  *	can: its probes are all fast, and not @direct; only while @armed
  * @data: the @data of its struct markers
  * @data_gp: the RCU state when @data last changed
+ * @va_one: the probe that marker_probe_va_one() calls, with @va_one as
+ *	@data; kept from one registration to the next
+ * @va_one_gp: the RCU state when the calls last went to
+ *	marker_probe_va_one(); @va_one changes only after it
  * @name: the name
  */
 struct marker_entry {
@@ -45,6 +50,8 @@ struct marker_entry {
 	marker_fast_probe_func *direct;
 	void *data;
 	struct rcu_gp_oldstate data_gp;
+	struct marker_probe va_one;
+	struct rcu_gp_oldstate va_one_gp;
 	char name[];
 };
 

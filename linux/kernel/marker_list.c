@@ -200,9 +200,11 @@ EXPORT_SYMBOL_GPL(marker_get_sites);
  * @code: filled with the address of at most @max calls
  * @max: the size of @code
  *
- * A patched site has one: a 5-byte call that goes straight to the
- * marker's probe while it has exactly one and that one is fast, and to
- * marker_probe_iterate() otherwise.
+ * A patched site has one: a call that goes straight to the marker's probe
+ * while it has exactly one and that one is fast, to marker_probe_va_one()
+ * while that one takes a va_list, to marker_probe_pair() or
+ * marker_probe_triple() for two or three fast probes, and to an iterator
+ * otherwise (see <linux/marker.h>).
  *
  * Context: process context; takes markers_mutex.
  * Return: the number of live recorded calls, which may exceed @max; -ENOMEM.

@@ -20,15 +20,19 @@
  *
  * The probe block of a patched site makes a recorded call
  * (MARKER_ENTRY_CALL), which goes straight to the marker's probe while it
- * has one probe and that one is fast; to marker_probe_pair() or
+ * has one probe and that one is fast; to marker_probe_va_one() while its
+ * one probe takes a va_list; to marker_probe_pair() or
  * marker_probe_triple() while it has two or three fast probes and the site
  * passes at most MARKER_REG_ARGS arguments; to marker_probe_iterate_regs()
  * while the site is armed for more probes that are all fast and passes at
  * most MARKER_REG_ARGS arguments; and to marker_probe_iterate(), which it
  * was built to call, otherwise. The last two are "the iterator" below: both
  * call every probe, and neither reads @data. The call passes @data of its
- * struct marker first: the probe's @probe_private, or the struct
- * marker_probes that marker_probe_pair() or marker_probe_triple() calls. So
+ * struct marker first: the probe's @probe_private, the copy of the probe
+ * that marker_probe_va_one() calls (the registry entry's @va_one, which
+ * changes under the same rule as @data, and keeps its address), or the
+ * struct marker_probes that marker_probe_pair() or marker_probe_triple()
+ * calls. So
  * @data and the call's target must agree for a site that reads one and then
  * makes the other: @data only changes while the calls go to the iterator,
  * and the calls only go straight a grace period after @data last changed (as
@@ -37,21 +41,22 @@
  * whose task was preempted between its jump slot and its call finds no probe
  * once marker_synchronize_unregister() has returned:
  *
- *	0 -> 1 to 3 fast:	@data, wait, arm the sites with the calls direct;
- *	1 to 3 fast -> N:	calls to the iterator, then publish the probes;
- *	N -> 1 to 3 fast:	publish, @data, wait, calls direct;
- *	1 fast -> 0:		disarm with the calls to the iterator, then
- *				publish NULL.
+ *	0 -> S:		@data, wait, arm the sites with the calls direct;
+ *	S -> N:		calls to the iterator, then publish the probes;
+ *	N -> S:		publish, @data, wait, calls direct;
+ *	1 -> 0:		disarm with the calls to the iterator, then
+ *			publish NULL.
  *
- * N is any other set of probes, 1 to 3 fast with other data included: the
+ * S is a set of probes that the calls go straight for: one probe, or two or
+ * three fast ones. N is any other set, S with other data included: the
  * calls pass through the iterator from one direct target to the next.
  *
  * The target of a site's recorded call, and the steps between targets:
  *
  *	marker_probe_iterate()  <---------------->  marker_probe_iterate_regs()
  *	as built; off; a va_list    all fast:       armed for 4 or more probes,
- *	probe; more than            publish, then   all fast, at most
- *	MARKER_REG_ARGS arguments   calls; back     MARKER_REG_ARGS arguments
+ *	probe among others; more    publish, then   all fast, at most
+ *	than MARKER_REG_ARGS args   calls; back     MARKER_REG_ARGS arguments
  *	                            before a va_list
  *	                            probe is published
  *	           |    ^                                   |    ^
@@ -61,8 +66,9 @@
  *	   period  v    |                                   v    |
  *	+--------------------------------------------------------------------+
  *	| straight: the one fast probe (@data is its @probe_private), or     |
- *	| marker_probe_pair() or marker_probe_triple() for two or three fast |
- *	| probes (@data is their array)                                      |
+ *	| marker_probe_va_one() for one va_list probe (@data is its copy),   |
+ *	| or marker_probe_pair() or marker_probe_triple() for two or three   |
+ *	| fast probes (@data is their array)                                 |
  *	+--------------------------------------------------------------------+
  *
  * Which iterator only matters for speed: marker_probe_iterate_regs() gets
@@ -103,12 +109,13 @@ struct marker_switch {
 
 /*
  * What the recorded calls of the sites of @m go to: @direct, the only probe
- * if it is a fast one, or marker_probe_pair() or marker_probe_triple() for
- * two or three fast probes if @m passes its arguments in registers;
+ * if it is a fast one, marker_probe_va_one() if it takes a va_list, or
+ * marker_probe_pair() or marker_probe_triple() for two or three fast
+ * probes if @m passes its arguments in registers;
  * otherwise, while they are @armed for probes that are all fast (@regs)
  * and pass their arguments in registers, marker_probe_iterate_regs();
  * otherwise the function they were built to call, which is cheaper for
- * va_list probes.
+ * va_list probes among others.
  */
 static void *marker_call_target(const struct marker *m, bool armed, bool regs,
 				marker_fast_probe_func *direct)
@@ -295,6 +302,18 @@ static int marker_switch_apply(const struct marker_switch *sw,
 }
 
 /*
+ * Records what the calls of @e go straight to now, and when they last went
+ * to marker_probe_va_one(): the probe that it reads in @e changes only a
+ * grace period after.
+ */
+static void marker_entry_set_direct(struct marker_entry *e, marker_fast_probe_func *direct)
+{
+	if (e->direct == marker_probe_va_one && direct != marker_probe_va_one)
+		get_state_synchronize_rcu_full(&e->va_one_gp);
+	e->direct = direct;
+}
+
+/*
  * Arms (@on) or disarms every live site of @e and points their calls at
  * @direct or, without one, at the iterator that @regs chooses, in one
  * batch.
@@ -315,7 +334,7 @@ static int marker_entry_switch(struct marker_entry *e, bool on, bool regs,
 	if (!ret) {
 		e->armed = on;
 		e->regs = regs;
-		e->direct = direct;
+		marker_entry_set_direct(e, direct);
 	}
 	return ret;
 }
@@ -365,21 +384,41 @@ static int marker_entry_retreat_calls(struct marker_entry *e)
 	ret = n ? arch_marker_switch(NULL, 0, NULL, 0, calls, n) : 0;
 	if (!ret) {
 		e->regs = false;
-		e->direct = NULL;
+		marker_entry_set_direct(e, NULL);
 	}
 	return ret;
 }
 
+/* Whether marker_probe_va_one() would call @va (if any) with @e's data. */
+static bool marker_entry_va_one_is(const struct marker_entry *e,
+				   const struct marker_probe *va)
+{
+	return !va || (e->va_one.func == va->func &&
+		       e->va_one.probe_private == va->probe_private);
+}
+
 /*
- * Gives the struct markers of @e the @data their calls pass, and waits
- * until no site can still be on its way to a call with the @data of before.
+ * Gives the struct markers of @e the @data their calls pass, with @va the
+ * probe that marker_probe_va_one() reads there if they are to go to it, and
+ * waits until no site can still be on its way to a call with the @data of
+ * before. @e keeps that probe from one registration to the next, so the
+ * calls of a marker whose one va_list probe comes and goes go straight
+ * without a grace period; a new probe there waits for one since the calls
+ * last went to marker_probe_va_one().
  */
-static void marker_entry_set_data(struct marker_entry *e, void *data)
+static void marker_entry_set_data(struct marker_entry *e, void *data,
+				  const struct marker_probe *va)
 {
 	struct site_entry *site;
 	struct site_table *t;
 
 	lockdep_assert_held(&markers_mutex);
+	if (!marker_entry_va_one_is(e, va)) {
+		WARN_ON_ONCE(e->direct == marker_probe_va_one);
+		cond_synchronize_rcu_full(&e->va_one_gp);
+		WRITE_ONCE(e->va_one.func, va->func);
+		WRITE_ONCE(e->va_one.probe_private, va->probe_private);
+	}
 	if (e->data != data) {
 		/* Only the iterator, which ignores it, reads @data meanwhile. */
 		WARN_ON_ONCE(e->direct);
@@ -424,13 +463,16 @@ static bool marker_probes_all_fast(const struct marker_probes *probes)
 }
 
 /*
- * What the calls of @probes' sites can go straight to, with the @data it
- * reads: the only probe, if it is a fast one, with its @probe_private; or
- * marker_probe_pair() or marker_probe_triple() with @probes, if they are
- * two or three fast probes.
+ * What the calls of the sites of @e can go straight to for @probes, with the
+ * @data it reads: the only probe, if it is a fast one, with its
+ * @probe_private, or marker_probe_va_one() with @e->va_one, to hold that
+ * probe (@va), if it takes a va_list; or marker_probe_pair() or
+ * marker_probe_triple() with @probes, if they are two or three fast probes.
  */
-static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *probes,
-						    void **data)
+static marker_fast_probe_func *marker_probes_direct(struct marker_entry *e,
+						    const struct marker_probes *probes,
+						    void **data,
+						    const struct marker_probe **va)
 {
 	const struct marker_probe *p = NULL;
 	unsigned int i, n = marker_probes_count(probes);
@@ -455,6 +497,11 @@ static marker_fast_probe_func *marker_probes_direct(const struct marker_probes *
 	for (i = 0; i < probes->nr; i++)
 		if (!marker_probe_is_stub(&probes->probe[i]))
 			p = &probes->probe[i];
+	if (!p->fast) {
+		*data = &e->va_one;
+		*va = p;
+		return marker_probe_va_one;
+	}
 	*data = p->probe_private;
 	return p->fast;
 }
@@ -487,24 +534,26 @@ int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
 			    bool removing)
 {
 	struct marker_probes *old = e->probes;
+	const struct marker_probe *va = NULL;
 	marker_fast_probe_func *direct;
 	void *data = NULL;
 	bool regs;
 	int ret;
 
 	lockdep_assert_held(&markers_mutex);
-	direct = marker_probes_direct(new, &data);
+	direct = marker_probes_direct(e, new, &data, &va);
 	regs = !direct && marker_probes_all_fast(new);
 	/* Straight calls to come: @data early, while only iterators run */
 	if (direct && !e->direct)
-		marker_entry_set_data(e, data);
+		marker_entry_set_data(e, data, va);
 
 	if (!e->armed) {
 		/* 0 -> N: arm, then publish */
 		ret = marker_entry_switch(e, true, regs, direct);
 		if (ret)
 			return ret;
-	} else if ((e->direct && (direct != e->direct || data != e->data)) ||
+	} else if ((e->direct && (direct != e->direct || data != e->data ||
+				  !marker_entry_va_one_is(e, va))) ||
 		   (e->regs && !marker_probes_all_fast(new))) {
 		/*
 		 * Leaving straight calls (which read @data), or fast -> with a
@@ -518,10 +567,10 @@ int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
 	marker_entry_publish(e);
 	if (old)
 		kfree_rcu(old, rcu);
-	/* -> 1 fast, 2 fast or all fast: published, @data, then the calls */
+	/* -> straight or all fast: published, @data, then the calls */
 	if (direct != e->direct || regs != e->regs) {
 		if (direct)
-			marker_entry_set_data(e, data);
+			marker_entry_set_data(e, data, va);
 		marker_entry_switch(e, true, regs, direct);
 	}
 	return 0;

@@ -35,12 +35,14 @@
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
- * and that one is fast; to marker_probe_pair() or marker_probe_triple()
- * while it has two or three fast probes; and to marker_probe_iterate_regs()
- * while the site is on for more probes that are all fast. The last three
- * only for sites of at most MARKER_REG_ARGS arguments:
+ * and that one is fast; to marker_probe_va_one() while its one probe takes
+ * a va_list; to marker_probe_pair() or marker_probe_triple() while it has
+ * two or three fast probes; and to marker_probe_iterate_regs() while the
+ * site is on for more probes that are all fast. The last three only for
+ * sites of at most MARKER_REG_ARGS arguments:
  *
  *	call:	e8 <rel32>		marker_probe_iterate() as built,
+ *					marker_probe_va_one(),
  *					marker_probe_pair(),
  *					marker_probe_triple(),
  *					marker_probe_iterate_regs(), or the probe
@@ -353,6 +355,8 @@ struct imv_update;
 
 void marker_probe_iterate(void *data, void *call_private,
 			  const struct marker *marker, ...);
+void marker_probe_va_one(void *data, void *call_private,
+			 const struct marker *marker, ...);
 
 /* The arguments of a site that marker_probe_iterate_regs() passes on. */
 #define MARKER_REG_ARGS		3

@@ -908,6 +908,16 @@ static void marker_test_init_only_listed(struct kunit *test, bool site_live)
 	KUNIT_EXPECT_EQ(test, f.rows, site_live ? 1 : 0);
 }
 
+/*
+ * The points that switching the only probe of @name on or off writes, with
+ * @sites live sites: the slot (and on x86-64 the mov) of each, and each live
+ * call, which goes straight to the probe or to marker_probe_va_one().
+ */
+static unsigned long marker_test_switch_points(const char *name, unsigned int sites)
+{
+	return KUNIT_MARKER_SITE_POINTS * sites + marker_get_calls(name, NULL, 0);
+}
+
 /* The site of marker_test_init in the kernel's init text, found at boot. */
 static void *marker_test_init_site;
 
@@ -934,12 +944,15 @@ static void marker_init_text_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites,
 			init_text || !patched ? 2 : 1);
 
-	/* A switch writes the slot (and on x86-64 the mov) of each live site. */
+	/*
+	 * A switch writes the slot (and on x86-64 the mov) of each live site,
+	 * and points its call at marker_probe_va_one(), or back.
+	 */
 	poked = kunit_poke_counts().sites;
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p1), 0);
 	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked,
-			KUNIT_MARKER_SITE_POINTS * live);
+			marker_test_switch_points(name, live));
 	if (init_text)
 		marker_test_fire_init_text(1);
 	marker_test_fire_core(2);
@@ -949,7 +962,7 @@ static void marker_init_text_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
 	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked,
-			KUNIT_MARKER_SITE_POINTS * live);
+			marker_test_switch_points(name, live));
 
 	marker_test_init_only_listed(test, init_text || !patched);
 	if (init_text || !patched)
@@ -1002,7 +1015,7 @@ static void marker_module_init_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
 	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked,
-			KUNIT_MARKER_SITE_POINTS * patched);
+			marker_test_switch_points(name, patched));
 	marker_synchronize_unregister();
 	fire(3);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
@@ -1011,7 +1024,7 @@ static void marker_module_init_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p1), 0);
 	KUNIT_EXPECT_EQ(test, kunit_poke_counts().sites - poked,
-			KUNIT_MARKER_SITE_POINTS * patched);
+			marker_test_switch_points(name, patched));
 	fire(4);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 2);
 	KUNIT_EXPECT_EQ(test, marker_test_p1.last, 4);
@@ -1141,7 +1154,7 @@ static void marker_test_switch_off_fails(struct kunit *test, bool fast)
 		/* Armed without probes: the next switch goes on from there. */
 		KUNIT_ASSERT_EQ(test, marker_test_connect(name, fast, &marker_test_p1), 0);
 		marker_test_expect_calls(test, name, fast ? (void *)marker_test_fast_count :
-							    (void *)marker_probe_iterate);
+							    (void *)marker_probe_va_one);
 		KUNIT_ASSERT_EQ(test, marker_test_disconnect(name, fast, &marker_test_p1), 0);
 	}
 	KUNIT_EXPECT_GT_MSG(test, nth, 1, "switching the sites off allocated nothing");
@@ -1998,10 +2011,11 @@ static void *marker_test_three_fast_call(void)
 
 /*
  * The recorded call of a site goes straight to the only probe while it is
- * a fast one, with the data of that probe; to marker_probe_pair() while it
- * has two fast probes (the marker has one argument; with kCFI, to
- * marker_probe_iterate_regs()); to marker_probe_iterate(), which it was
- * built to call, otherwise. _MARK() sites have none.
+ * a fast one, with the data of that probe; to marker_probe_va_one() while
+ * it is a va_list one; to marker_probe_pair() while it has two fast probes
+ * (the marker has one argument; with kCFI, to marker_probe_iterate_regs());
+ * to marker_probe_iterate(), which it was built to call, otherwise.
+ * _MARK() sites have none.
  */
 static void marker_direct_call(struct kunit *test)
 {
@@ -2051,13 +2065,41 @@ static void marker_direct_call(struct kunit *test)
 	marker_test_expect_calls(test, name, marker_probe_iterate);
 	marker_synchronize_unregister();
 	marker_test_fire_expect(test, 4, 16, 12);
-	/* A va_list probe alone goes through the iterator. */
+	/*
+	 * A va_list probe alone: marker_probe_va_one(), which calls the
+	 * registry's copy of it; with a fast one beside it, the iterator;
+	 * alone again, marker_probe_va_one() with that copy; off, the
+	 * iterator. Another probe goes into the copy only a grace period
+	 * after the calls last went to marker_probe_va_one(): a CPU still in
+	 * it could call one probe with the other's data.
+	 */
 	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
 						    &marker_test_p1), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_expect_on(test, &site);
+	marker_test_expect_calls(test, name, marker_probe_va_one);
 	marker_test_fire_expect(test, 4, 20, 12);
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", fast, &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_test_fire_expect(test, 4, 24, 16);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister_fast(name, fast, &marker_test_p2), 0);
+	marker_test_expect_calls(test, name, marker_probe_va_one);
+	marker_test_fire_expect(test, 4, 28, 16);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
+	marker_test_expect_off(test, &site);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	get_state_synchronize_rcu_full(&gp);
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p2), 0);
+	KUNIT_EXPECT_TRUE_MSG(test, poll_state_synchronize_rcu_full(&gp),
+			      "marker_probe_va_one() got another probe at once");
+	marker_test_expect_calls(test, name, marker_probe_va_one);
+	marker_test_fire_expect(test, 4, 28, 20);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p2), 0);
+	marker_test_expect_off(test, &site);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_synchronize_unregister();
 
 	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_plain", NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, marker_get_calls("marker_test_noargs", NULL, 0), 1);
@@ -2663,8 +2705,8 @@ static void marker_test_expect_mappings(struct kunit *test, const char *name,
 
 /*
  * All 1024 sites of a marker switch in one batch of the patcher: three
- * sync rounds on x86-64, one on arm64, and the slot (and mov) of each site
- * written once. On arm64 the round comes after every write of the batch:
+ * sync rounds on x86-64, one on arm64, and the slot (and mov) and call of
+ * each site written once. On arm64 the round comes after every write of the batch:
  * no instruction is written after it began. GCC may copy a site into the
  * probe block before it (arm64 does, for most of them): then there are
  * more sites, all switched.
@@ -2686,7 +2728,8 @@ static void marker_batch_1024_sites(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.batches - before.batches, 1);
 	KUNIT_EXPECT_EQ(test, after.sync_rounds - before.sync_rounds,
 			KUNIT_SYNC_ROUNDS_PER_BATCH);
-	KUNIT_EXPECT_EQ(test, after.sites - before.sites, KUNIT_MARKER_SITE_POINTS * n);
+	KUNIT_EXPECT_EQ(test, after.sites - before.sites,
+			marker_test_switch_points("marker_test_many", n));
 	KUNIT_EXPECT_EQ_MSG(test, after.unsynced, 0,
 			    "instructions written after the batch's sync round began");
 	kunit_info(test, "%u sites: %lu batch, %lu sync rounds, %lu points\n", n,
