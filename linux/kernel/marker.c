@@ -129,8 +129,7 @@ static void marker_entry_put(struct marker_entry *e)
 	if (e->nr_sites || e->probes)
 		return;
 	/* A CPU may still be in marker_probe_va_one(), reading @e->va_one. */
-	if (e->va_one.func)
-		cond_synchronize_rcu_full(&e->va_one_gp);
+	cond_synchronize_rcu_full(&e->va_one_gp);
 	hash_del(&e->hlist);
 	kvfree(e->format);
 	kvfree(e);
@@ -249,8 +248,7 @@ unsigned int marker_probes_count(const struct marker_probes *probes)
 	return n;
 }
 
-static bool marker_probe_match(const struct marker_probe *p,
-			       const struct marker_probe *probe)
+bool marker_probe_match(const struct marker_probe *p, const struct marker_probe *probe)
 {
 	return p->func == probe->func && p->fast == probe->fast &&
 	       p->probe_private == probe->probe_private;

@@ -79,6 +79,7 @@ static inline bool marker_ident_char(char c)
 struct marker_entry *marker_entry_find(const char *name);
 unsigned int marker_probes_count(const struct marker_probes *probes);
 bool marker_probe_is_stub(const struct marker_probe *p);
+bool marker_probe_match(const struct marker_probe *p, const struct marker_probe *probe);
 
 /* Switching sites and calls (kernel/marker_switch.c). */
 int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,

@@ -393,8 +393,7 @@ static int marker_entry_retreat_calls(struct marker_entry *e)
 static bool marker_entry_va_one_is(const struct marker_entry *e,
 				   const struct marker_probe *va)
 {
-	return !va || (e->va_one.func == va->func &&
-		       e->va_one.probe_private == va->probe_private);
+	return !va || marker_probe_match(&e->va_one, va);
 }
 
 /*
