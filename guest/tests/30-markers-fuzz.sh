@@ -6,7 +6,9 @@
 # malformed ones), each result predicted by the model, and after every
 # write the enable file and the state column of the list compared with
 # it. The seed is printed; wb.fuzz_seed=N on the kernel command line
-# replays a run. (The registry itself is fuzzed in the kernel, by the
+# replays a run, and wb.fuzz_writes=N sets the number of writes (400;
+# the debug config writes fewer: under KASAN a write and its checks cost
+# about 2 s of TCG). (The registry itself is fuzzed in the kernel, by the
 # KUnit suite marker_fuzz.)
 #
 # Forks are slow under TCG: the loop draws with $RANDOM and shell
@@ -14,7 +16,8 @@
 
 suite markers_fuzz
 M=/sys/kernel/tracing/markers
-WRITES=400
+WRITES=$(cmdline_value wb.fuzz_writes)
+[ -n "$WRITES" ] || WRITES=400
 # The longest write: "!", a name of MARKER_NAME_MAX (64), a newline.
 CMD_MAX=66
 
