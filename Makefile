@@ -14,19 +14,21 @@
 #
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
-# applies and reverts them; BASELINE=0 skips booting the unmutated kernel.
+# applies and reverts them; BASELINE=0 skips booting the unmutated kernel;
+# RESUME=1 keeps the outcomes an earlier run recorded for the same commit.
 # FTRACETEST_CASES="tracer/wakeup.tc" limits `make ftracetest` to some cases.
 
 PYTHON ?= python3
 WORKBENCH := $(PYTHON) tools/workbench.py
 CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
 MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
-	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline)
+	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
+	$(if $(filter-out 0,$(RESUME)),--resume)
 
 .PHONY: test test-full run series series-check bench bench-macro mutate ftracetest build clean help
 
 help:
-	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)

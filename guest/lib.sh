@@ -44,9 +44,12 @@ section() { emit "@@ section $1"; echo "== section $1 (uptime $(uptime_s) s)"; }
 suite() { emit "@@ suite $1"; echo "== $1 (uptime $(uptime_s) s)"; }
 diag() { printf '%s\n' "$*" | sed 's/^/# /' >&3; }
 pass() { emit "ok $1"; echo "ok $1"; }
+# A case failed in this boot: wb.stop_at_failure=1 ends it (test.sh).
+FAILED_MARK=/tmp/wb.failed
 fail() {
 	emit "not ok $1"
 	echo "not ok $1"
+	: > "$FAILED_MARK"
 	[ -n "$2" ] && diag "$2" && printf '%s\n' "$2" | sed 's/^/#   /'
 	return 0
 }
@@ -83,13 +86,15 @@ expect_eq() {
 	fi
 }
 
-# kunit_dump: every KUnit suite's last results, as "@@ suite" blocks.
+# kunit_dump: every KUnit suite's last results, as "@@ suite" blocks; a
+# failed case among them marks the boot as failed (FAILED_MARK).
 kunit_dump() {
 	for dir in /sys/kernel/debug/kunit/*/; do
 		[ -d "$dir" ] || continue
 		name=$(basename "$dir")
 		emit "@@ suite $name"
 		cat "$dir/results" >&3
+		grep -q '^ *not ok ' "$dir/results" && : > "$FAILED_MARK"
 	done
 }
 

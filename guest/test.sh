@@ -20,6 +20,20 @@ phases=",$(cmdline_value wb.phases),"
 [ "$phases" = ",," ] && phases=",boot-kunit,after-boot-kunit,e2e,"
 phase() { case "$phases" in *",$1,"*) return 0 ;; esac; return 1; }
 
+# wb.stop_at_failure=1, given to the boots of a mutated kernel by make
+# mutate: once a case has failed (a KUnit phase's results, or an end-to-end
+# case), the boot runs no further phase or script. One failure kills a
+# mutation; the rest would only cost time. The host reports what did not
+# run as missing, after the failed case.
+stop_at_failure=$(cmdline_value wb.stop_at_failure)
+stop_said=
+stopped() {
+	[ "$stop_at_failure" = 1 ] && [ -e "$FAILED_MARK" ] || return 1
+	[ -n "$stop_said" ] && return 0
+	stop_said=1
+	echo "== wb.stop_at_failure: a case failed, the boot runs nothing more"
+}
+
 if phase boot-kunit; then
 	section boot-kunit
 	kunit_dump
@@ -43,7 +57,7 @@ done
 # results to be that run, line for line. No line logged before the token
 # can pass for the run: the token is drawn here, per boot, and is not on
 # the kernel command line.
-if phase after-boot-kunit; then
+if ! stopped && phase after-boot-kunit; then
 	section after-boot-kunit
 	token=$(cat /proc/sys/kernel/random/uuid)
 	emit "@@ token $token"
@@ -64,7 +78,7 @@ fi
 # all by default. For a developer's boot: the host fails the others as
 # missing.
 scripts=",$(cmdline_value wb.scripts),"
-if phase e2e; then
+if ! stopped && phase e2e; then
 	section e2e
 	for t in /guest/tests/*.sh; do
 		[ -e "$t" ] || continue
@@ -74,10 +88,11 @@ if phase e2e; then
 		echo "== script $name (uptime $(uptime_s) s)"
 		(. "$t")
 		emit "@@ script-end $name $?"
+		stopped && break
 	done
 fi
 
-if phase ftracetest; then
+if ! stopped && phase ftracetest; then
 	section ftracetest
 	. /guest/ftracetest.sh
 	ftracetest_run
@@ -86,7 +101,7 @@ fi
 # kmemleak at the end of the boot, after whatever phases it ran: the
 # end-to-end tests end with their own scan (90-kmemleak.sh), the last one
 # debugfs allows, since 99-markers-lockdown.sh raises lockdown after it.
-if [ -e "$KMEMLEAK" ] && ! phase e2e; then
+if [ -e "$KMEMLEAK" ] && ! phase e2e && ! stopped; then
 	section kmemleak
 	suite kmemleak
 	kmemleak_check

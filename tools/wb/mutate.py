@@ -30,17 +30,26 @@ A mutation file starts with its header, which `git apply` skips:
 tests/mutations/README is the index: every mutation must be in it.
 Results: out/mutate/<mutation>/ (console, results channel, KTAP), the table
 in out/mutate/summary.txt.
+
+Every mutation killed or survived is recorded under <cache>/mutate-outcomes,
+keyed by what its outcome depends on: the committed state of the series,
+the tests and the workbench, the mutation itself and the kernel's version.
+With --resume a mutation recorded under the key of the repository as it
+is now is not run again: a gate longer than a sitting runs in parts, and
+any commit that could change an outcome starts it afresh.
 """
 
 import argparse
 import contextlib
 import dataclasses
+import hashlib
 import json
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -53,6 +62,12 @@ from .shell import WorkbenchError, log, output, run
 MUTATIONS_DIR = settings.REPO / 'tests/mutations'
 INDEX = MUTATIONS_DIR / 'README'
 OUTDIR = settings.OUT / 'mutate'
+OUTCOMES = settings.CACHE / 'mutate-outcomes'
+# What an outcome depends on besides its mutation: every path of the
+# repository that the build, the boot or the judging reads (not the
+# documents, nor the other mutations).
+OUTCOME_INPUTS = ('Makefile', 'configs', 'guest', 'linux', 'series',
+		  'tests/checkpatch-markers', 'tools')
 DEFAULT_CONFIG = 'rt'
 # A kernel mutation boots for the KUnit phases only: at boot (text still
 # writable, init text present) and after boot (modules, read-only text).
@@ -117,6 +132,8 @@ class Outcome:
 	first: str = ''
 	why: str = ''
 	expected_seen: bool = True
+	seconds: float = 0.0		# its build and boot, or its recheck
+	recorded: str = ''		# when --resume took it from an earlier run
 
 
 @dataclass
@@ -260,15 +277,21 @@ def commit(ctx: Context, m: Mutation) -> None:
 
 # --- one run ----------------------------------------------------------------
 
-def guest_config(name: str, suite: Optional[str],
-		 phases: Sequence[str]) -> settings.KernelConfig:
+def guest_config(name: str, suite: Optional[str], phases: Sequence[str],
+		 mutated: bool = False) -> settings.KernelConfig:
 	"""Config @name of the matrix, booted once for @phases, running only
-	@suite (kunit.filter_glob=), or all of its suites."""
+	@suite (kunit.filter_glob=), or all of its suites. The boot of a
+	@mutated kernel ends at its first failed case (wb.stop_at_failure=1,
+	guest/test.sh): that case kills the mutation, the phases after it
+	would only cost time. A baseline runs everything."""
 	config = settings.MATRIX[name]
-	if not suite:
-		return dataclasses.replace(config, guests=(tuple(phases),))
-	return dataclasses.replace(config, guests=(tuple(phases),), suites=(suite,),
-				   cmdline=(*config.cmdline, f'kunit.filter_glob={suite}'))
+	cmdline = config.cmdline
+	if suite:
+		config = dataclasses.replace(config, suites=(suite,))
+		cmdline += (f'kunit.filter_glob={suite}',)
+	if mutated:
+		cmdline += ('wb.stop_at_failure=1',)
+	return dataclasses.replace(config, guests=(tuple(phases),), cmdline=cmdline)
 
 
 def build_dirname(config: str) -> str:
@@ -369,7 +392,7 @@ def run_kernel_mutation(ctx: Context, m: Mutation) -> Outcome:
 		reset(ctx)
 		apply(m, ctx.tree.src, 2)
 		commit(ctx, m)
-		build = kbuild.build(ctx.tree, guest_config(m.config, m.suite, m.phases),
+		build = kbuild.build(ctx.tree, guest_config(m.config, m.suite, m.phases, True),
 				     build_dirname(m.config))
 	except WorkbenchError as e:
 		log(f'mutation {m.stem}: {e}')
@@ -441,6 +464,42 @@ def recheck(outdir: Path, steps: Steps) -> int:
 	return 0
 
 
+# --- outcomes kept from one run to the next ----------------------------------
+
+def outcome_key(m: Mutation, version: str) -> Optional[str]:
+	"""The key of @m's outcome: the committed OUTCOME_INPUTS, @m's file and
+	the kernel's @version. None while any of them has uncommitted changes:
+	such a run is not recorded."""
+	paths = (*OUTCOME_INPUTS, str(m.path.relative_to(settings.REPO)))
+	if output(['git', 'status', '--porcelain', '--', *paths], cwd=settings.REPO):
+		return None
+	ids = output(['git', 'rev-parse', *(f'HEAD:{path}' for path in paths)],
+		     cwd=settings.REPO)
+	return hashlib.sha256(f'{version}\n{ids}\n'.encode()).hexdigest()[:24]
+
+
+def record_outcome(key: Optional[str], o: Outcome) -> None:
+	"""Keeps @o under @key if it is a result (killed or survived), not a
+	fault of the run."""
+	if not key or o.result not in (KILLED, SURVIVED):
+		return
+	OUTCOMES.mkdir(parents=True, exist_ok=True)
+	(OUTCOMES / f'{key}.json').write_text(json.dumps({
+		'mutation': o.mutation.stem, 'result': o.result, 'first': o.first,
+		'why': o.why, 'expected_seen': o.expected_seen, 'seconds': o.seconds,
+		'finished': time.strftime('%Y-%m-%d %H:%M')}, indent=1) + '\n')
+
+
+def recorded_outcome(key: Optional[str], m: Mutation) -> Optional[Outcome]:
+	"""The outcome kept under @key by an earlier run, if any."""
+	path = OUTCOMES / f'{key}.json'
+	if not key or not path.is_file():
+		return None
+	r = json.loads(path.read_text())
+	return Outcome(m, r['result'], r['first'], r['why'], r['expected_seen'],
+		       r['seconds'], r['finished'])
+
+
 # --- the gate ---------------------------------------------------------------
 
 def _configs(mutations: List[Mutation]) -> List[str]:
@@ -453,12 +512,21 @@ def table(outcomes: List[Outcome]) -> List[str]:
 	for o in outcomes:
 		lines.append(f'{o.mutation.stem:{width}}  {o.mutation.config:6}  {o.result:8}  '
 			     f'{o.first or "-"}')
+		if o.recorded:
+			lines.append(' ' * (width + 20) + f'(from the run of {o.recorded}: the same '
+				     'series, tests and workbench)')
 		if o.why:
 			lines.append(' ' * (width + 20) + o.why[:160])
 		if not o.expected_seen:
 			lines.append(' ' * (width + 20) + f'(expected: {o.mutation.expect})')
 	killed = [o for o in outcomes if o.result == KILLED]
 	lines.append(f'{len(killed)} of {len(outcomes)} mutations killed')
+	earlier = [o for o in outcomes if o.recorded]
+	lines.append(f'the mutations took {sum(o.seconds for o in outcomes) / 60:.1f} min '
+		     'of builds, boots and rechecks'
+		     + (f', {sum(o.seconds for o in earlier) / 60:.1f} of them in the earlier '
+			f'runs of {len(earlier)}' if earlier else '')
+		     + '; baselines not counted')
 	for result in (SURVIVED, BROKEN, NOT_RUN):
 		stems = [o.mutation.stem for o in outcomes if o.result == result]
 		if stems:
@@ -467,19 +535,34 @@ def table(outcomes: List[Outcome]) -> List[str]:
 
 
 def run_config(ctx: Context, config: str, group: List[Mutation],
-	       baseline: bool) -> List[Outcome]:
-	"""The mutations of one config, after its baseline."""
-	if baseline or any(not m.kernel for m in group):
+	       baseline: bool, resume: bool) -> List[Outcome]:
+	"""The mutations of one config, after its baseline; with @resume, those
+	recorded for the repository as it is are taken from the record."""
+	keys = {m.stem: outcome_key(m, ctx.tree.package_version) for m in group}
+	recorded = {m.stem: recorded_outcome(keys[m.stem], m) for m in group} if resume else {}
+	to_run = [m for m in group if not recorded.get(m.stem)]
+	if to_run and (baseline or any(not m.kernel for m in to_run)):
 		failures = run_baseline(ctx, config).failures
 		if failures:
-			return [Outcome(m, NOT_RUN, f'baseline {config} fails: {failures[0]}')
+			return [recorded.get(m.stem) or
+				Outcome(m, NOT_RUN, f'baseline {config} fails: {failures[0]}')
 				for m in group]
 	outcomes = []
 	for m in group:
+		outcome = recorded.get(m.stem)
+		if outcome:
+			log(f'mutation {m.stem}: {outcome.result} {outcome.first} (recorded '
+			    f'{outcome.recorded})')
+			outcomes.append(outcome)
+			continue
 		log(f'mutation {m.stem}: {m.reason}')
+		start = time.monotonic()
 		outcome = (run_kernel_mutation(ctx, m) if m.kernel
 			   else run_harness_mutation(ctx, m, config))
-		log(f'mutation {m.stem}: {outcome.result} {outcome.first}')
+		outcome.seconds = time.monotonic() - start
+		log(f'mutation {m.stem}: {outcome.result} {outcome.first} '
+		    f'({outcome.seconds:.0f} s)')
+		record_outcome(keys[m.stem], outcome)
 		outcomes.append(outcome)
 	return outcomes
 
@@ -492,7 +575,8 @@ def run_gate(mutations: List[Mutation], args, steps: Steps) -> int:
 	try:
 		for config in _configs(mutations):
 			group = [m for m in mutations if m.config == config]
-			outcomes += run_config(ctx, config, group, not args.no_baseline)
+			outcomes += run_config(ctx, config, group, not args.no_baseline,
+					       args.resume)
 	finally:
 		reset(ctx)
 	lines = table(outcomes)
@@ -542,7 +626,7 @@ def plan(m: Mutation, version: str) -> List[str]:
 	lines = [f'{m.stem}: applies to {", ".join(m.files)}',
 		 f'    reason:   {m.reason}']
 	if m.kernel:
-		config = guest_config(m.config, m.suite, m.phases)
+		config = guest_config(m.config, m.suite, m.phases, True)
 		worktree = settings.CACHE / 'trees' / version / WORKTREE
 		build_dir = settings.CACHE / 'build' / version / build_dirname(m.config)
 		lines += [f'    apply:    git -C {worktree} apply -p2 {m.path.name}; commit',
@@ -587,6 +671,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--no-baseline', action='store_true',
 			    help='do not boot the unmutated kernel first (a harness mutation '
 				 'still needs it)')
+	parser.add_argument('--resume', action='store_true',
+			    help='take the outcome of a mutation from an earlier run of the '
+				 'same commit, where one was recorded')
 	parser.add_argument('--recheck', metavar='DIR', help=argparse.SUPPRESS)
 
 
