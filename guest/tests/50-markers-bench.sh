@@ -35,6 +35,7 @@ expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"
 for row in disabled.mark_jump disabled.static_branch \
 	   disabled.live.mark disabled.live.static_branch disabled.live.plain \
+	   disabled.live.static_branch_probe disabled.live.plain_probe \
 	   enabled.mark_1fast enabled.mark_2fast enabled.mark_3fast \
 	   enabled.mark_1probe enabled.mark_2probes \
 	   enabled.tracepoint_1probe enabled.tracepoint_3probes enabled.kprobe switch.1024.mark.sync.ns \

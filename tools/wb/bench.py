@@ -37,7 +37,7 @@ FOOTPRINT = (('none', 'none'), ('mark', 'mark'), ('static', 'static_branch'),
 # The functions of lib/markers_bench/real.c, each built once per variant
 # as bench_<function>_<variant>; "none" is the reference.
 REAL_FUNCTIONS = ('csum', 'find', 'account')
-REAL_VARIANTS = ('none', 'mark', 'static_branch', 'tracepoint')
+REAL_VARIANTS = ('none', 'mark', 'static_branch', 'static_branch_probe', 'tracepoint')
 
 Rows = Dict[str, Tuple[int, str]]
 
@@ -231,7 +231,7 @@ def real_table(icount: Rows, text: Rows) -> List[str]:
 
 	lines = ['real functions (lib/markers_bench/real.c), instrumentation off: instructions '
 		 'per call, text bytes:',
-		 f'  {"function":<10} {"variant":<14} {"insn":>8} {"added":>8} {"text":>6} '
+		 f'  {"function":<10} {"variant":<20} {"insn":>8} {"added":>8} {"text":>6} '
 		 f'{"cold":>6}']
 	for function in REAL_FUNCTIONS:
 		none = insn(f'real.{function}.none')
@@ -240,12 +240,14 @@ def real_table(icount: Rows, text: Rows) -> List[str]:
 			added = None if variant == 'none' else insn(row)
 			total = none + (added or 0)
 			added_text = '-' if added is None else f'{added:+.2f}'
-			lines.append(f'  {function:<10} {variant:<14} {total:>8.2f} {added_text:>8} '
+			lines.append(f'  {function:<10} {variant:<20} {total:>8.2f} {added_text:>8} '
 				     f'{text[row + ".text"][0]:>6} {text[row + ".cold_text"][0]:>6}')
 	for function in REAL_FUNCTIONS:
 		extra = insn(f'real.{function}.mark') - insn(f'real.{function}.static_branch')
+		probe = insn(f'real.{function}.mark') - insn(f'real.{function}.static_branch_probe')
 		lines.append(f'  {function}: MARK() adds {extra:+.2f} instructions over '
-			     'static_branch_unlikely()')
+			     f'static_branch_unlikely(), {probe:+.2f} over one calling with a '
+			     "probe's arguments")
 	return lines
 
 
@@ -337,6 +339,7 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 	stall = wall_median('switch.1024.mark.on.stall') if wall else None
 	stop = wall_median('switch.1024.stop_machine.on.stall') if wall else None
 	live, live_static = insn('disabled.live.mark'), insn('disabled.live.static_branch')
+	live_plain_probe = insn('disabled.live.plain_probe')
 	hot = fp['footprint.mark.hot_text'][0]
 	rec, rec_te, rec_v1 = insn('record.mark_event'), insn('record.trace_event'), \
 		insn('record.mark_vsnprintf')
@@ -346,6 +349,10 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 		*site_targets(icount, 3),
 		Target('disabled MARK(), a value live across it: at most static_branch_unlikely()',
 		       f'{live:.2f} vs {live_static:.2f} insn', round(live) <= round(live_static)),
+		Target('disabled MARK(), a value live across it: at most a plain load whose call '
+		       "takes a probe's arguments",
+		       f'{live:.2f} vs {live_plain_probe:.2f} insn',
+		       round(live) <= round(live_plain_probe)),
 		Target('enabled MARK(), 1 fast probe: at most 12 instructions',
 		       f'{on:.2f} insn', round(on) <= 12),
 		Target('enabled MARK(), 1 fast probe: below a tracepoint with 1 probe (wall median)',

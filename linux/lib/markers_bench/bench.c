@@ -150,6 +150,26 @@ static noinline void bench_live_tracepoint(int v)
 	WRITE_ONCE(bench_sink, v);
 }
 
+/*
+ * The static branch and the plain load again, their hook taking what a
+ * marker's probe block passes: @v in the fourth argument register, not in
+ * the first where it came in. A value live across the site then needs a
+ * register a call leaves alone whatever guards the call.
+ */
+static noinline void bench_live_static_branch_probe(int v)
+{
+	if (static_branch_unlikely(&bench_key))
+		bench_probe_hook(NULL, NULL, NULL, v);
+	WRITE_ONCE(bench_sink, v);
+}
+
+static noinline void bench_live_plain_probe(int v)
+{
+	if (unlikely(READ_ONCE(bench_flag)))
+		bench_probe_hook(NULL, NULL, NULL, v);
+	WRITE_ONCE(bench_sink, v);
+}
+
 /* The kprobes go on the 8 bytes of NOPs in the middle of this function. */
 static noinline void bench_kprobed(int v)
 {
@@ -399,6 +419,8 @@ static void bench_hits(unsigned int n)
 	bench_hit("disabled.live.static_branch", bench_live_static_branch, n, base);
 	bench_hit("disabled.live.plain", bench_live_plain, n, base);
 	bench_hit("disabled.live.tracepoint", bench_live_tracepoint, n, base);
+	bench_hit("disabled.live.static_branch_probe", bench_live_static_branch_probe, n, base);
+	bench_hit("disabled.live.plain_probe", bench_live_plain_probe, n, base);
 	bench_real_hits(n);
 	base = bench_loop(bench_none, n);
 

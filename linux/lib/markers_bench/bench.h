@@ -23,11 +23,19 @@ DECLARE_STATIC_KEY_FALSE(bench_sk1024);
 void bench_sites_fire(void);
 /* What the sites of the live-value rows call when on, out of their sight. */
 void bench_hook(int v);
+/*
+ * The same with the arguments a marker's probe block passes: the value
+ * comes fourth, after the probe's data, the site's data and the marker,
+ * as in the call to a fast probe.
+ */
+void bench_probe_hook(void *probe_private, void *call_private,
+		      const struct marker *marker, ...);
 
 /*
  * The functions of real.c: @call calls function @fn built with the
- * instrumentation @variant ("none", "mark", "static_branch" or
- * "tracepoint"), which is off; the "none" one of each comes first.
+ * instrumentation @variant ("none", "mark", "static_branch",
+ * "static_branch_probe" or "tracepoint"), which is off; the "none" one of
+ * each comes first.
  */
 struct bench_real {
 	const char *fn;

@@ -3,9 +3,10 @@
  * Instrumentation in functions of the shapes the kernel's hot paths have,
  * rather than in a one-line function: what an instrumentation site that
  * is off costs where the compiler has values to keep across it. Each
- * function is built four times, without a site and with a marker, a
- * static branch or a tracepoint at the same place, passing the same value;
- * the benchmark times each per call, the workbench measures their text.
+ * function is built five times, without a site and with a marker, a
+ * static branch, a static branch whose hook takes what a marker's probe
+ * takes, or a tracepoint at the same place, passing the same value; the
+ * benchmark times each per call, the workbench measures their text.
  *
  *  - csum: a leaf that sums a buffer in a loop (the shape of do_csum()),
  *    with the site at its entry: the buffer and length are live across it;
@@ -62,6 +63,13 @@ static __always_inline void bench_static_site(int v)
 		bench_hook(v);
 }
 
+/* A static branch making the call a marker's probe block makes. */
+static __always_inline void bench_static_probe_site(int v)
+{
+	if (static_branch_unlikely(&bench_real_key))
+		bench_probe_hook(NULL, NULL, NULL, v);
+}
+
 /* Each variant: the same functions, with its site passing the same value. */
 #define BENCH_VARIANT		none
 #define BENCH_SITE(v)		bench_no_site(v)
@@ -81,6 +89,12 @@ static __always_inline void bench_static_site(int v)
 #undef BENCH_SITE
 #undef BENCH_VARIANT
 
+#define BENCH_VARIANT		static_branch_probe
+#define BENCH_SITE(v)		bench_static_probe_site(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
 #define BENCH_VARIANT		tracepoint
 #define BENCH_SITE(v)		trace_markers_bench_tp(v)
 #include "real_fns.h"
@@ -91,14 +105,17 @@ static const struct bench_real bench_real[] = {
 	{ "csum", "none", bench_csum_call_none },
 	{ "csum", "mark", bench_csum_call_mark },
 	{ "csum", "static_branch", bench_csum_call_static_branch },
+	{ "csum", "static_branch_probe", bench_csum_call_static_branch_probe },
 	{ "csum", "tracepoint", bench_csum_call_tracepoint },
 	{ "find", "none", bench_find_call_none },
 	{ "find", "mark", bench_find_call_mark },
 	{ "find", "static_branch", bench_find_call_static_branch },
+	{ "find", "static_branch_probe", bench_find_call_static_branch_probe },
 	{ "find", "tracepoint", bench_find_call_tracepoint },
 	{ "account", "none", bench_account_call_none },
 	{ "account", "mark", bench_account_call_mark },
 	{ "account", "static_branch", bench_account_call_static_branch },
+	{ "account", "static_branch_probe", bench_account_call_static_branch_probe },
 	{ "account", "tracepoint", bench_account_call_tracepoint },
 };
 

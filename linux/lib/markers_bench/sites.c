@@ -18,6 +18,16 @@ void bench_hook(int v)
 	WRITE_ONCE(bench_sink, -v);
 }
 
+void bench_probe_hook(void *probe_private, void *call_private,
+		      const struct marker *marker, ...)
+{
+	va_list args;
+
+	va_start(args, marker);
+	WRITE_ONCE(bench_sink, -va_arg(args, int));
+	va_end(args);
+}
+
 static __always_inline void bench_sink_if(bool on, int v)
 {
 	if (on)
