@@ -2213,16 +2213,19 @@ static void marker_test_expect_return_to_site(struct kunit *test,
  * va_list probe too, the call goes to marker_probe_iterate(), and all get
  * them; without it, back to the pair; with one fast probe, the call is
  * straight; off, it is marker_probe_iterate() again. A marker of
- * MARKER_MAX_ARGS arguments keeps marker_probe_iterate() with two fast
- * probes and with three.
+ * MARKER_MAX_ARGS arguments keeps marker_probe_iterate() with two, three
+ * and four fast probes (four would reach the iterator of registers), and
+ * each of four gets all its arguments, in registration order.
  */
 static void marker_regs_iterator(struct kunit *test)
 {
 	struct marker_test_regs_seen f1 = {}, f2 = {}, f3 = {}, f4 = {}, va = {};
+	static struct marker_test_decoded max[4];
 	marker_fast_probe_func *fast = marker_test_regs_fast;
 	const char *name = "marker_test_regs";
 	static const char s1[] = "one", s2[] = "two";
 	const u64 u = 0xfedcba9876543210ULL;
+	unsigned int n;
 
 	KUNIT_ASSERT_EQ(test, marker_get_calls(name, NULL, 0), 1);
 	marker_test_regs_calls = 0;
@@ -2299,14 +2302,24 @@ static void marker_regs_iterator(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f1.calls + f2.calls + f3.calls + f4.calls + va.calls, 15);
 
 	name = "marker_test_max";
-	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f1), 0);
-	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f2), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate);
-	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, fast, &f3), 0);
-	marker_test_expect_calls(test, name, marker_probe_iterate);
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f1), 0);
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f2), 0);
-	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, fast, &f3), 0);
+	memset(max, 0, sizeof(max));
+	for (n = 0; n < ARRAY_SIZE(max); n++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL,
+								 marker_test_fast_decode,
+								 &max[n]), 0);
+		if (n)
+			marker_test_expect_calls(test, name, marker_probe_iterate);
+	}
+	marker_test_fire_decoded(true, max);
+	for (n = 0; n < ARRAY_SIZE(max); n++) {
+		KUNIT_EXPECT_EQ_MSG(test, max[n].calls, 1, "probe %u of marker_test_max", n + 1);
+		KUNIT_EXPECT_EQ_MSG(test, max[n].order, n + 1, "probe %u of marker_test_max",
+				    n + 1);
+		marker_test_expect_decoded(test, &max[n], max, true);
+	}
+	for (n = 0; n < ARRAY_SIZE(max); n++)
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_fast_decode,
+								   &max[n]), 0);
 	marker_synchronize_unregister();
 }
 
@@ -2562,16 +2575,17 @@ static void marker_test_reg4_fast(void *probe_private, void *call_private,
 }
 
 /*
- * A marker of one argument more than MARKER_REG_ARGS, with one, two and
- * three fast probes: its call goes straight to the only one, then to
- * marker_probe_iterate(), never to the pair, the triple or the iterator of
- * registers
+ * A marker of one argument more than MARKER_REG_ARGS, with one to four
+ * fast probes (two and three reach the pair and the triple, four the
+ * iterator of registers, if a check is wrong): its call goes straight to the
+ * only one, then to marker_probe_iterate(), never to the pair, the triple
+ * or the iterator of registers
  * (built with clang, it records no call, and always calls the iterator);
  * each probe gets every argument, the last one included, at each hit.
  */
 static void marker_reg_args_limit(struct kunit *test)
 {
-	struct marker_test_reg4_seen seen[3] = {};
+	struct marker_test_reg4_seen seen[4] = {};
 	const char *name = "marker_test_reg4";
 	const char *s = "four";
 	unsigned int n, k;
