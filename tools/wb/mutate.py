@@ -466,16 +466,28 @@ def recheck(outdir: Path, steps: Steps) -> int:
 
 # --- outcomes kept from one run to the next ----------------------------------
 
-def outcome_key(m: Mutation, version: str) -> Optional[str]:
-	"""The key of @m's outcome: the committed OUTCOME_INPUTS, @m's file and
-	the kernel's @version. None while any of them has uncommitted changes:
-	such a run is not recorded."""
-	paths = (*OUTCOME_INPUTS, str(m.path.relative_to(settings.REPO)))
-	if output(['git', 'status', '--porcelain', '--', *paths], cwd=settings.REPO):
-		return None
-	ids = output(['git', 'rev-parse', *(f'HEAD:{path}' for path in paths)],
-		     cwd=settings.REPO)
-	return hashlib.sha256(f'{version}\n{ids}\n'.encode()).hexdigest()[:24]
+def outcome_keys(mutations: List[Mutation], version: str) -> Dict[str, Optional[str]]:
+	"""The key of each of @mutations' outcomes, by stem: the committed
+	OUTCOME_INPUTS, the mutation's file and the kernel's @version. None
+	while any of them has uncommitted changes: such a run is not recorded.
+	Read once, when the run starts, from what its trees are made of: a
+	commit made while it runs must not key the later groups' outcomes."""
+	files = {m.stem: str(m.path.relative_to(settings.REPO)) for m in mutations}
+	status = output(['git', 'status', '--porcelain', '--', *OUTCOME_INPUTS,
+			 *files.values()], cwd=settings.REPO)
+	dirty = {line[3:].split(' -> ')[-1] for line in status.splitlines()}
+	clean = [stem for stem, path in files.items() if path not in dirty]
+	if dirty - set(files.values()) or not clean:
+		return dict.fromkeys(files)
+	ids = output(['git', 'rev-parse', *(f'HEAD:{path}' for path in OUTCOME_INPUTS),
+		      *(f'HEAD:{files[stem]}' for stem in clean)],
+		     cwd=settings.REPO).splitlines()
+	inputs = '\n'.join(ids[:len(OUTCOME_INPUTS)])
+	keys: Dict[str, Optional[str]] = dict.fromkeys(files)
+	for stem, own in zip(clean, ids[len(OUTCOME_INPUTS):]):
+		text = f'{version}\n{inputs}\n{own}\n'
+		keys[stem] = hashlib.sha256(text.encode()).hexdigest()[:24]
+	return keys
 
 
 def record_outcome(key: Optional[str], o: Outcome) -> None:
@@ -535,10 +547,9 @@ def table(outcomes: List[Outcome]) -> List[str]:
 
 
 def run_config(ctx: Context, config: str, group: List[Mutation],
-	       baseline: bool, resume: bool) -> List[Outcome]:
+	       baseline: bool, resume: bool, keys: Dict[str, Optional[str]]) -> List[Outcome]:
 	"""The mutations of one config, after its baseline; with @resume, those
-	recorded for the repository as it is are taken from the record."""
-	keys = {m.stem: outcome_key(m, ctx.tree.package_version) for m in group}
+	recorded under their @keys (outcome_keys()) are taken from the record."""
 	recorded = {m.stem: recorded_outcome(keys[m.stem], m) for m in group} if resume else {}
 	to_run = [m for m in group if not recorded.get(m.stem)]
 	if to_run and (baseline or any(not m.kernel for m in to_run)):
@@ -570,13 +581,14 @@ def run_config(ctx: Context, config: str, group: List[Mutation],
 def run_gate(mutations: List[Mutation], args, steps: Steps) -> int:
 	p = steps.prepare(install=not args.no_install)
 	ctx = Context(steps, p, mutation_tree(p), p.commits[-1])
+	keys = outcome_keys(mutations, ctx.tree.package_version)
 	OUTDIR.mkdir(parents=True, exist_ok=True)
 	outcomes = []
 	try:
 		for config in _configs(mutations):
 			group = [m for m in mutations if m.config == config]
 			outcomes += run_config(ctx, config, group, not args.no_baseline,
-					       args.resume)
+					       args.resume, keys)
 	finally:
 		reset(ctx)
 	lines = table(outcomes)
