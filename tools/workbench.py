@@ -350,7 +350,7 @@ def cmd_test(args) -> Status:
 			       [('series', series_cases(p)),
 				('checkpatch_markers', checks.corpus_cases(p.tree.src)),
 				('mutations', mutate.apply_cases(p.tree.src)),
-				('harness', [checks.stalled_guest_case()])])
+				('harness', checks.harness_cases())])
 	total.add(results.parse(kunit_py, host))
 	# Kernels build one after the other (each build uses every core); each
 	# guest boots as soon as its kernel is built, while the next one builds.

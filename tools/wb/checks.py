@@ -3,7 +3,7 @@
 scripts/checkpatch-markers.sh, the documentation as reStructuredText, the
 bytes of the sites in the built kernels, what SystemTap makes of a build
 tree's Module.markers, what a CONFIG_MARKERS=n kernel must not carry, and
-how the host stops a guest that cannot finish."""
+how the host stops a guest that cannot finish or tells one a signal ended."""
 
 import os
 import re
@@ -316,3 +316,34 @@ def stalled_guest_case() -> Case:
 	      guest.stalled_by.endswith('Disabling IRQ #3'))
 	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
 		    f'stalled by {guest.stalled_by!r}')
+
+
+def signalled_guest_case() -> Case:
+	"""Whether a guest whose QEMU a signal ended (a ^C, a kill of the run's
+	process group) is told apart from one that powered off: QEMU then
+	prints which signal and exits 0. A stand-in does the same on a SIGTERM
+	it sends itself, after the start of a results channel."""
+	name = 'a guest ended by a signal to QEMU is not one that powered off, and says why'
+	with tempfile.TemporaryDirectory() as tmp:
+		prefix = Path(tmp)
+		fake = qemu.binary(prefix, settings.X86_64)
+		fake.parent.mkdir(parents=True)
+		fake.write_text('#!/bin/sh\n'
+				'trap \'echo "qemu-system-x86_64: terminating on signal 15 from '
+				'pid $$ (sh)" >&2; exit 0\' TERM\n'
+				'echo "[   24.0] KTAP version 1"\n'
+				'kill -TERM $$\n'
+				'exec sleep 30\n')
+		fake.chmod(0o755)
+		guest = qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
+				  prefix / 'console.log', prefix / 'results.txt',
+				  arch=settings.X86_64)
+	ok = (guest.status == qemu.GuestStatus.SIGNALLED and guest.seconds < 10 and
+	      'terminating on signal 15' in guest.stalled_by)
+	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
+		    f'ended by {guest.stalled_by!r}')
+
+
+def harness_cases() -> List[Case]:
+	"""How the host judges guests that did not finish on their own."""
+	return [stalled_guest_case(), signalled_guest_case()]

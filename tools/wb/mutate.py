@@ -55,7 +55,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import expect, initramfs, kbuild, qemu, series, settings, tree
+from . import checks, expect, initramfs, kbuild, qemu, series, settings, tree
 from .results import Case
 from .shell import WorkbenchError, log, output, run
 
@@ -120,8 +120,9 @@ class Verdict:
 	checks; the first one's diagnostic."""
 	failures: List[str] = field(default_factory=list)
 	why: str = ''
-	# The host stopped the guest (qemu.STALLING_LINES): a harness fault,
-	# which neither kills nor spares a mutation.
+	# The host stopped the guest (qemu.STALLING_LINES), or a signal ended
+	# its QEMU (qemu.SIGNAL_LINE): a fault of the run, which neither kills
+	# nor spares a mutation.
 	stalled_by: str = ''
 
 
@@ -379,7 +380,9 @@ def run_baseline(ctx: Context, config: str) -> Verdict:
 
 def _outcome(m: Mutation, verdict: Verdict) -> Outcome:
 	if verdict.stalled_by:
-		return Outcome(m, BROKEN, 'the host stopped its guest', verdict.stalled_by)
+		first = ('a signal ended its guest' if qemu.SIGNAL_LINE.search(verdict.stalled_by)
+			 else 'the host stopped its guest')
+		return Outcome(m, BROKEN, first, verdict.stalled_by)
 	if not verdict.failures:
 		return Outcome(m, SURVIVED)
 	seen = any(m.expect in failure for failure in verdict.failures)
@@ -459,6 +462,11 @@ def recheck(outdir: Path, steps: Steps) -> int:
 		guest = steps.boot_guest(SimpleNamespace(qemu=None), build, outdir / 'replayed',
 					 outdir, config.guests[0], 0)
 	verdict = judge(steps, Path(record['kunit_py']), config, outdir, guest)
+	# How the host judges guests that did not finish, as make test checks it.
+	for case in checks.harness_cases():
+		if not case.ok:
+			verdict.failures.append(f'harness: {case.name}')
+			verdict.why = verdict.why or case.diagnostic
 	(outdir / 'verdict.json').write_text(json.dumps(dataclasses.asdict(verdict)) + '\n')
 	log(f'{len(verdict.failures)} failures: ' + '; '.join(verdict.failures[:3]))
 	return 0

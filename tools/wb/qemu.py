@@ -21,6 +21,7 @@ class GuestStatus(enum.Enum):
 	TIMEOUT = 'timed out'
 	QEMU_FAILED = 'QEMU failed'
 	STALLED = 'stopped by the host'
+	SIGNALLED = 'ended by a signal to QEMU'
 
 
 # Console lines after which a guest cannot finish, so that the host stops
@@ -33,6 +34,12 @@ class GuestStatus(enum.Enum):
 # from disabling lines, and this catches any other way of losing one.
 STALLING_LINES = re.compile(r'Disabling IRQ #\d+')
 
+# What QEMU prints when a signal (SIGINT, SIGTERM, SIGHUP: a ^C, a kill of
+# the run's process group) ends it: it then exits 0, as if the guest had
+# powered off. Whatever the guest reported until then says nothing of its
+# kernel, so such a run must never count as one that ran and failed.
+SIGNAL_LINE = re.compile(r'terminating on signal \d+')
+
 
 @dataclass(frozen=True)
 class GuestRun:
@@ -40,7 +47,8 @@ class GuestRun:
 	seconds: float
 	console: Optional[Path]
 	results: Optional[Path]
-	# With STALLED: the console line that made the host stop the guest.
+	# With STALLED: the console line that made the host stop the guest;
+	# with SIGNALLED: QEMU's line that says which signal ended it.
 	stalled_by: str = ''
 
 	def channel(self) -> str:
@@ -94,9 +102,10 @@ def command(qemu: Path, arch: settings.Arch, image: Path, initrd: Path,
 
 
 def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
-	  stalled: List[str]) -> None:
+	  stalled: List[str], signalled: List[str]) -> None:
 	"""Copies the console to @logf (and @echo); on the first line of
-	STALLING_LINES, appends it to @stalled and kills QEMU."""
+	STALLING_LINES, appends it to @stalled and kills QEMU; appends QEMU's
+	SIGNAL_LINE to @signalled."""
 	for raw in proc.stdout:
 		line = raw.decode(errors='replace').replace('\r', '')
 		logf.write(line)
@@ -107,6 +116,8 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
 		if not stalled and STALLING_LINES.search(line):
 			stalled.append(line.strip())
 			proc.kill()
+		if not signalled and SIGNAL_LINE.search(line):
+			signalled.append(line.strip())
 
 
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
@@ -125,7 +136,8 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 					stderr=subprocess.STDOUT)
 		stalled: List[str] = []
-		pump = threading.Thread(target=_pump, args=(proc, logf, echo, stalled),
+		signalled: List[str] = []
+		pump = threading.Thread(target=_pump, args=(proc, logf, echo, stalled, signalled),
 					daemon=True)
 		pump.start()
 		try:
@@ -138,8 +150,11 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 		pump.join(timeout=10)
 	if stalled:
 		status = GuestStatus.STALLED
+	elif signalled:
+		status = GuestStatus.SIGNALLED
+	why = stalled or signalled
 	return GuestRun(status, time.monotonic() - start, console, results,
-			stalled[0] if stalled else '')
+			why[0] if why else '')
 
 
 def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],
