@@ -292,6 +292,21 @@ def nomarkers_cases(build: Build) -> List[Case]:
 	return cases
 
 
+def _stand_in_boot(script: str) -> qemu.GuestRun:
+	"""Boots a stand-in for x86-64's QEMU, the shell @script, as a guest
+	of at most 20 s: what qemu.boot() makes of what it prints and how it
+	ends."""
+	with tempfile.TemporaryDirectory() as tmp:
+		prefix = Path(tmp)
+		fake = qemu.binary(prefix, settings.X86_64)
+		fake.parent.mkdir(parents=True)
+		fake.write_text('#!/bin/sh\n' + script)
+		fake.chmod(0o755)
+		return qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
+				 prefix / 'console.log', prefix / 'results.txt',
+				 arch=settings.X86_64)
+
+
 def stalled_guest_case() -> Case:
 	"""Whether the host stops a guest as soon as its console says that an
 	interrupt line was disabled (qemu.STALLING_LINES), with that line as
@@ -299,19 +314,10 @@ def stalled_guest_case() -> Case:
 	prints what a guest printed when its results channel went silent,
 	then sleeps past the timeout."""
 	name = 'the host stops a guest whose interrupt line was disabled, and says why'
-	with tempfile.TemporaryDirectory() as tmp:
-		prefix = Path(tmp)
-		fake = qemu.binary(prefix, settings.X86_64)
-		fake.parent.mkdir(parents=True)
-		fake.write_text('#!/bin/sh\n'
-				'echo "[  301.2] irq 3: nobody cared (try booting with the '
-				'\\"irqpoll\\" option)"\n'
-				'echo "[  301.3] Disabling IRQ #3"\n'
-				'exec sleep 30\n')
-		fake.chmod(0o755)
-		guest = qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
-				  prefix / 'console.log', prefix / 'results.txt',
-				  arch=settings.X86_64)
+	guest = _stand_in_boot('echo "[  301.2] irq 3: nobody cared (try booting with the '
+			       '\\"irqpoll\\" option)"\n'
+			       'echo "[  301.3] Disabling IRQ #3"\n'
+			       'exec sleep 30\n')
 	ok = (guest.status == qemu.GuestStatus.STALLED and guest.seconds < 10 and
 	      guest.stalled_by.endswith('Disabling IRQ #3'))
 	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
@@ -324,20 +330,11 @@ def signalled_guest_case() -> Case:
 	prints which signal and exits 0. A stand-in does the same on a SIGTERM
 	it sends itself, after the start of a results channel."""
 	name = 'a guest ended by a signal to QEMU is not one that powered off, and says why'
-	with tempfile.TemporaryDirectory() as tmp:
-		prefix = Path(tmp)
-		fake = qemu.binary(prefix, settings.X86_64)
-		fake.parent.mkdir(parents=True)
-		fake.write_text('#!/bin/sh\n'
-				'trap \'echo "qemu-system-x86_64: terminating on signal 15 from '
-				'pid $$ (sh)" >&2; exit 0\' TERM\n'
-				'echo "[   24.0] KTAP version 1"\n'
-				'kill -TERM $$\n'
-				'exec sleep 30\n')
-		fake.chmod(0o755)
-		guest = qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
-				  prefix / 'console.log', prefix / 'results.txt',
-				  arch=settings.X86_64)
+	guest = _stand_in_boot('trap \'echo "qemu-system-x86_64: terminating on signal 15 '
+			       'from pid $$ (sh)" >&2; exit 0\' TERM\n'
+			       'echo "[   24.0] KTAP version 1"\n'
+			       'kill -TERM $$\n'
+			       'exec sleep 30\n')
 	ok = (guest.status == qemu.GuestStatus.SIGNALLED and guest.seconds < 10 and
 	      'terminating on signal 15' in guest.stalled_by)
 	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
