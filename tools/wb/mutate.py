@@ -483,7 +483,8 @@ def outcome_keys(mutations: List[Mutation], version: str) -> Dict[str, Optional[
 	files = {m.stem: str(m.path.relative_to(settings.REPO)) for m in mutations}
 	status = output(['git', 'status', '--porcelain', '--', *OUTCOME_INPUTS,
 			 *files.values()], cwd=settings.REPO)
-	dirty = {line[3:].split(' -> ')[-1] for line in status.splitlines()}
+	# output() strips the first line's status column too: split on blanks.
+	dirty = {line.split(maxsplit=1)[1].split(' -> ')[-1] for line in status.splitlines()}
 	clean = [stem for stem, path in files.items() if path not in dirty]
 	if dirty - set(files.values()) or not clean:
 		return dict.fromkeys(files)
