@@ -27,6 +27,7 @@
 #include <linux/memory.h>
 #include <linux/sched/clock.h>
 #include <linux/sort.h>
+#include <linux/uaccess.h>
 
 #include "kunit_helpers.h"
 #include "marker_kunit.h"
@@ -272,7 +273,11 @@ static void marker_disabled_calls_nothing(struct kunit *test)
 						      marker_test_count, &marker_test_p2), 0);
 }
 
-/* @probe_private: the struct marker_test_decoded to fill. */
+/*
+ * @probe_private: the struct marker_test_decoded to fill. The string is
+ * read as a tracer reads one, without faulting: a probe handed a wrong
+ * argument fails the case's expectations rather than oopsing the guest.
+ */
 static void marker_test_decode_va(void *probe_private, const char *fmt, va_list args)
 {
 	struct marker_test_decoded *d = probe_private;
@@ -280,7 +285,8 @@ static void marker_test_decode_va(void *probe_private, const char *fmt, va_list 
 	d->i = va_arg(args, int);
 	d->l = va_arg(args, long);
 	d->u = va_arg(args, u64);
-	strscpy(d->s, va_arg(args, const char *), sizeof(d->s));
+	if (strncpy_from_kernel_nofault(d->s, va_arg(args, const char *), sizeof(d->s)) < 0)
+		d->s[0] = '\0';
 	d->p = va_arg(args, void *);
 	d->c = va_arg(args, int);
 	if (!strcmp(fmt, "i %d l %ld u %llu s %s p %p c %c x %x h %hd")) {
