@@ -196,11 +196,20 @@ static void imv_batch_several_values(struct kunit *test)
 
 static void imv_module_immediates(struct kunit *test)
 {
+	unsigned int patched = IS_ENABLED(CONFIG_IMMEDIATE);
 	int (*mod_read_shared)(void);
 	int (*mod_set)(int value);
 	int (*mod_read)(void);
 
 	kunit_load_module(test, "immediate_kunit_mod");
+	/*
+	 * The module's init function has returned and its init text is
+	 * freed: of its two sites of the kernel's value only the one in its
+	 * core text is left to write. Checked before any write, which would
+	 * otherwise fault on the freed one.
+	 */
+	KUNIT_ASSERT_EQ_MSG(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0), patched,
+			    "the module's site in freed init text is still listed");
 	mod_read = symbol_get(imv_kunit_mod_read);
 	mod_read_shared = symbol_get(imv_kunit_mod_read_shared);
 	mod_set = symbol_get(imv_kunit_mod_set);
@@ -215,7 +224,7 @@ static void imv_module_immediates(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, imv_set(imv_kunit_shared, 1000), 0);
 	KUNIT_EXPECT_EQ(test, mod_read_shared(), 1000);
 	KUNIT_EXPECT_EQ(test, imv_get_sites(&imv_kunit_shared__imv, NULL, 0),
-			IS_ENABLED(CONFIG_IMMEDIATE) ? 1 : 0);
+			patched);
 	symbol_put(imv_kunit_mod_read);
 	symbol_put(imv_kunit_mod_read_shared);
 	symbol_put(imv_kunit_mod_set);
