@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from . import qemu, settings
+from . import qemu, results, settings
 from .kbuild import Build
 from .results import Case
 
@@ -341,6 +341,42 @@ def signalled_guest_case() -> Case:
 		    f'ended by {guest.stalled_by!r}')
 
 
+# A console where a case fails, a guest crashes, then a case fails after
+# the crash; its first splat, if @crash_first, comes before any case.
+_CRASHED_CONSOLE = (
+	'[   20.1] KTAP version 1',
+	'[   20.1]     # Subtest: markers',
+	'[   20.2]     ok 1 marker_a',
+	'[   20.3]         # Subtest: marker_b',
+	'[   20.3]         ok 1 one',
+	'[   20.4]     # marker_b: EXPECTATION FAILED at kernel/tests/marker_kunit.c:7',
+	'[   20.4]         not ok 2 two',
+	'[   20.5]     not ok 2 marker_b',
+	'[   21.0] BUG: unable to handle page fault for address: 0000000000000010',
+	'[   21.1]     # marker_c: EXPECTATION FAILED at kernel/tests/marker_kunit.c:9',
+	'[   21.1]     not ok 3 marker_c',
+)
+
+
+def crashed_console_case() -> Case:
+	"""Whether the case a mutated guest failed before it crashed is named
+	from its console (the crash kept the phase's results from the host),
+	with KUnit's message, and only a case that failed before the crash."""
+	name = 'a case that failed before its guest crashed is named from the console'
+	want = ('markers.marker_b.two',
+		'marker_b: EXPECTATION FAILED at kernel/tests/marker_kunit.c:7')
+	lines = list(_CRASHED_CONSOLE)
+	crash_first = [lines[8]] + lines[:8] + lines[9:]
+	with tempfile.TemporaryDirectory() as tmp:
+		console = Path(tmp) / 'console.log'
+		console.write_text('\n'.join(lines) + '\n')
+		got = results.console_failed_case(console)
+		console.write_text('\n'.join(crash_first) + '\n')
+		got_first = results.console_failed_case(console)
+	return Case(name, got == want and got_first == ('', ''),
+		    f'named {got!r}, expected {want!r}; with the crash first, {got_first!r}')
+
+
 def harness_cases() -> List[Case]:
 	"""How the host judges guests that did not finish on their own."""
-	return [stalled_guest_case(), signalled_guest_case()]
+	return [stalled_guest_case(), signalled_guest_case(), crashed_console_case()]

@@ -55,7 +55,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import checks, expect, initramfs, kbuild, qemu, series, settings, tree
+from . import checks, expect, initramfs, kbuild, qemu, results, series, settings, tree
 from .results import Case
 from .shell import WorkbenchError, log, output, run
 
@@ -339,6 +339,14 @@ def judge(steps: Steps, kunit_py: Path, config: settings.KernelConfig, outdir: P
 			verdict.failures.append(case.name)
 			if not verdict.why:
 				verdict.why = (case.diagnostic.splitlines() or [''])[0]
+	if verdict.failures and not counts.failures:
+		# No phase's results came through: a case that failed before the
+		# guest crashed is on its console, and kills the mutation first.
+		name, why = results.console_failed_case(outdir / 'console.log')
+		if name:
+			crash = next(iter(results.splats(outdir / 'console.log')), '')
+			verdict.failures.insert(0, f'console: {name}')
+			verdict.why = f'{why}; then {crash.split("] ", 1)[-1]}' if crash else why
 	return verdict
 
 
@@ -603,10 +611,10 @@ def run_gate(mutations: List[Mutation], args, steps: Steps) -> int:
 	lines = table(outcomes)
 	(OUTDIR / 'summary.txt').write_text('\n'.join(lines) + '\n')
 	print('\n'.join(lines) + f'\nlogs in {OUTDIR}', flush=True)
-	results = {o.result for o in outcomes}
-	if results & {BROKEN, NOT_RUN}:
+	seen = {o.result for o in outcomes}
+	if seen & {BROKEN, NOT_RUN}:
 		return 2
-	return 1 if SURVIVED in results else 0
+	return 1 if SURVIVED in seen else 0
 
 
 def applies(m: Mutation, src: Path) -> Optional[str]:

@@ -297,6 +297,41 @@ def parse(kunit_py: Path, ktap: Path) -> Counts:
 	return counts
 
 
+# A KTAP line of KUnit as the console shows it, after printk's time.
+CONSOLE_KTAP = re.compile(r'^(?:\[ *\d+\.\d+\] )?( *)(?:# Subtest: (.+)|(not ok|ok) \d+ (.+))$')
+
+
+def console_failed_case(console: Path) -> Tuple[str, str]:
+	"""The first KUnit case that the console shows failed before the
+	kernel's first splat, as suite.case[.param], and its first FAILED line.
+	A crash after a failed case can end the guest before the results of
+	its phase reach the host; the case saw the break first all the same.
+	('', '') if the console shows none."""
+	if not console.is_file():
+		return '', ''
+	groups: Dict[int, str] = {}	# the subtest whose results have this indent
+	why = ''
+	for line in console.read_text(errors='replace').splitlines():
+		if SPLAT.search(line):
+			break
+		if 'FAILED at' in line and not why:
+			why = line.split('] ', 1)[-1].strip().lstrip('#').strip()
+		m = CONSOLE_KTAP.match(line)
+		if not m:
+			continue
+		indent = len(m.group(1))
+		if m.group(2):
+			groups[indent] = m.group(2).strip()
+			continue
+		if ' # SKIP' in m.group(4) or not indent:
+			continue
+		if m.group(3) == 'not ok':
+			path = [groups[i] for i in sorted(groups) if 0 < i <= indent]
+			return '.'.join(path + [m.group(4).strip()]), why
+		why = ''
+	return '', ''
+
+
 def splats(console: Path) -> List[str]:
 	"""Console lines that report a kernel warning, bug, crash or lockdep splat."""
 	if not console.is_file():
