@@ -343,10 +343,13 @@ def judge(steps: Steps, kunit_py: Path, config: settings.KernelConfig, outdir: P
 		# No phase's results came through: a case that failed before the
 		# guest crashed is on its console, and kills the mutation first.
 		name, why = results.console_failed_case(outdir / 'console.log')
+		crash = next(iter(results.splats(outdir / 'console.log')), '')
+		crash = crash.split('] ', 1)[-1]
 		if name:
-			crash = next(iter(results.splats(outdir / 'console.log')), '')
 			verdict.failures.insert(0, f'console: {name}')
-			verdict.why = f'{why}; then {crash.split("] ", 1)[-1]}' if crash else why
+			verdict.why = f'{why}; then {crash}' if crash else why
+		elif crash:
+			verdict.why = f'{verdict.why}; first on the console: {crash}'
 	return verdict
 
 
