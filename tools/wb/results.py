@@ -297,8 +297,9 @@ def parse(kunit_py: Path, ktap: Path) -> Counts:
 	return counts
 
 
-# A KTAP line of KUnit as the console shows it, after printk's time.
-CONSOLE_KTAP = re.compile(r'^(?:\[ *\d+\.\d+\] )?( *)(?:# Subtest: (.+)|(not ok|ok) \d+ (.+))$')
+# printk's time before a console line; a KTAP subtest's header.
+PRINTK_TIME = re.compile(r'^\[ *\d+\.\d+\] ')
+SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
 
 
 def console_failed_case(console: Path) -> Tuple[str, str]:
@@ -314,20 +315,20 @@ def console_failed_case(console: Path) -> Tuple[str, str]:
 	for line in console.read_text(errors='replace').splitlines():
 		if SPLAT.search(line):
 			break
+		line = PRINTK_TIME.sub('', line.rstrip())
 		if 'FAILED at' in line and not why:
-			why = line.split('] ', 1)[-1].strip().lstrip('#').strip()
-		m = CONSOLE_KTAP.match(line)
-		if not m:
+			why = line.strip().lstrip('#').strip()
+		header = SUBTEST.match(line)
+		if header:
+			groups[len(header.group(1))] = header.group(2).strip()
 			continue
-		indent = len(m.group(1))
-		if m.group(2):
-			groups[indent] = m.group(2).strip()
+		result = RESULT.match(line)
+		indent = len(result.group(1)) if result else 0
+		if not indent or result.group(5) is not None:
 			continue
-		if ' # SKIP' in m.group(4) or not indent:
-			continue
-		if m.group(3) == 'not ok':
+		if result.group(2) == 'not ok':
 			path = [groups[i] for i in sorted(groups) if 0 < i <= indent]
-			return '.'.join(path + [m.group(4).strip()]), why
+			return '.'.join(path + [result.group(4).strip()]), why
 		why = ''
 	return '', ''
 
