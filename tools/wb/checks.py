@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from . import qemu, results, settings
+from . import kbuild, qemu, results, settings
 from .kbuild import Build
 from .results import Case
+from .shell import WorkbenchError
 
 CORPUS = settings.REPO / 'tests/checkpatch-markers'
 @dataclass(frozen=True)
@@ -218,18 +219,35 @@ STAP_PROBES = (
 
 
 def systemtap_cases(build: Build, outdir: Path) -> List[Case]:
-	"""SystemTap's kernel.mark() probes against the build tree: stap -L
-	lists every marker of Module.markers with its format, those of vmlinux
-	and of a module among them, and stap -p3 translates probes that use
-	their arguments (pass 4 would build SystemTap's runtime, which does not
-	build against 6.12)."""
+	"""Module.markers and SystemTap's kernel.mark() probes against the build
+	tree: a build of the image alone leaves the file as the whole build
+	wrote it, stap -L lists every marker of Module.markers with its format,
+	those of vmlinux and of a module among them, and stap -p3 translates
+	probes that use their arguments (pass 4 would build SystemTap's
+	runtime, which does not build against 6.12)."""
 	name = build.config.name
+	path = build.dir / 'Module.markers'
+	whole = path.read_bytes() if path.is_file() else b''
+	try:
+		kbuild.image_alone(build)
+		error = ''
+	except WorkbenchError as e:
+		error = str(e)
+	after = path.read_bytes() if path.is_file() else b''
+	# vmlinux.symvers, removed by image_alone(), comes back only if modpost ran.
+	cases = [Case(f'{name}: make {build.image.name} alone runs modpost on vmlinux and '
+		      'leaves Module.markers as the whole build wrote it',
+		      not error and (build.dir / 'vmlinux.symvers').is_file() and
+		      whole != b'' and after == whole,
+		      error or f'{len(whole)} bytes before, {len(after)} after:\n' +
+		      after.decode(errors='replace')[:2000])]
+
 	lines = _module_markers(build)
 	modules = {module for _, module, _ in lines}
-	cases = [Case(f'{name}: Module.markers lists the markers of vmlinux and of '
-		      'samples/markers/marker-example, once each',
-		      {'vmlinux', 'samples/markers/marker-example'} <= modules and
-		      len(set(lines)) == len(lines), '\n'.join(map('\t'.join, lines[:40])))]
+	cases.append(Case(f'{name}: Module.markers lists the markers of vmlinux and of '
+			  'samples/markers/marker-example, once each',
+			  {'vmlinux', 'samples/markers/marker-example'} <= modules and
+			  len(set(lines)) == len(lines), '\n'.join(map('\t'.join, lines[:40]))))
 
 	proc = subprocess.run([settings.STAP, '-L', 'kernel.mark("*")', '-r', str(build.dir)],
 			      capture_output=True, text=True, cwd=outdir)

@@ -209,6 +209,14 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 	return b
 
 
+def image_alone(b: Build) -> None:
+	"""Makes the image of @b alone, as after an edit of vmlinux only: with
+	vmlinux.symvers removed, its modpost run, which reads vmlinux.o without
+	the modules, runs again. The log is modpost-vmlinux.log."""
+	(b.dir / 'vmlinux.symvers').unlink(missing_ok=True)
+	_make(b, b.image.name, logfile=b.dir / 'modpost-vmlinux.log')
+
+
 def external_modules(b: Build) -> List[Path]:
 	"""Builds the out-of-tree modules of guest/modules/ against @b, the way
 	their users would (make M=), from copies under the build directory;
