@@ -36,6 +36,8 @@
 #include <linux/ftrace.h>
 #include <linux/unaligned.h>
 #include <asm/insn.h>
+
+#include "../marker_internal.h"
 #endif
 #ifdef CONFIG_IMMEDIATE
 #include <asm/alternative.h>
@@ -87,12 +89,13 @@ static noinline bool marker_test_guard_on(void)
 	return marker_enabled(marker_test_guard);
 }
 
-/* What a counting probe saw. */
+/* What a counting probe saw: @marker, the marker a fast one was given. */
 struct marker_test_probe {
 	atomic_t calls;
 	int last;
 	void *call_private;
 	const char *fmt;
+	const struct marker *marker;
 };
 
 static struct marker_test_probe marker_test_p1, marker_test_p2, marker_test_p3, marker_test_p4;
@@ -273,6 +276,69 @@ static void marker_disabled_calls_nothing(struct kunit *test)
 						      marker_test_count, &marker_test_p2), 0);
 }
 
+#ifdef CONFIG_MARKER_SITES
+/*
+ * Whether every site of @name (NULL: of every marker) passes its entry's
+ * data, which the probe its calls may go straight to takes as its own; a
+ * site with other data would hand that to marker_probe_va_one() or a fast
+ * probe. Read from the registry, so that a case fails before it fires a
+ * site. Returns how many sites it checked.
+ */
+static unsigned int marker_test_expect_site_data(struct kunit *test, const char *name)
+{
+	unsigned int checked = 0, wrong = 0;
+	struct site_entry *site;
+	struct site_table *t;
+
+	guard(mutex)(&markers_mutex);
+	for (t = site_tables_first(&marker_tables); t;
+	     t = site_tables_next(&marker_tables, t)) {
+		for (site = t->start; site < t->stop; site++) {
+			const struct marker *m = marker_site_marker(site);
+
+			if (marker_entry_is_call(site) || !m->entry ||
+			    (name && strcmp(m->name, name)))
+				continue;
+			checked++;
+			if (m->data != m->entry->data && !wrong++)
+				KUNIT_FAIL(test, "%s: site %pS passes %p, its entry %p",
+					   m->name, site_entry_code(site), m->data,
+					   m->entry->data);
+		}
+	}
+	KUNIT_EXPECT_EQ_MSG(test, wrong, 0, "sites of %s with other data than their entry's",
+			    name ?: "every marker");
+	return checked;
+}
+
+/*
+ * Every site passes its entry's data: the kernel's, attached at boot before
+ * any probe, and those of one marker with a va_list probe, with a fast one,
+ * and after both. Before any case fires a site with a probe, which would
+ * oops on wrong data.
+ */
+static void marker_sites_pass_entry_data(struct kunit *test)
+{
+	const char *name = "marker_test_args";
+
+	KUNIT_EXPECT_GT(test, marker_test_expect_site_data(test, NULL), 0);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, NULL, marker_test_count,
+						    &marker_test_p1), 0);
+	KUNIT_EXPECT_GT(test, marker_test_expect_site_data(test, name), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, NULL, marker_test_fast_count,
+							 &marker_test_p1), 0);
+	KUNIT_EXPECT_GT(test, marker_test_expect_site_data(test, name), 0);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister_fast(name, marker_test_fast_count,
+							   &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	KUNIT_EXPECT_GT(test, marker_test_expect_site_data(test, NULL), 0);
+}
+#endif
+
 /*
  * @probe_private: the struct marker_test_decoded to fill. The string is
  * read as a tracer reads one, without faulting: a probe handed a wrong
@@ -289,7 +355,7 @@ static void marker_test_decode_va(void *probe_private, const char *fmt, va_list 
 		d->s[0] = '\0';
 	d->p = va_arg(args, void *);
 	d->c = va_arg(args, int);
-	if (!strcmp(fmt, "i %d l %ld u %llu s %s p %p c %c x %x h %hd")) {
+	if (fmt && !strcmp(fmt, "i %d l %ld u %llu s %s p %p c %c x %x h %hd")) {
 		d->x = va_arg(args, unsigned int);
 		d->h = va_arg(args, int);
 	}
@@ -308,11 +374,15 @@ static void marker_test_decode(void *probe_private, void *call_private,
 static void marker_test_fast_decode(void *probe_private, void *call_private,
 				    const struct marker *marker, ...)
 {
+	const char *fmt;
 	va_list args;
 
 	((struct marker_test_decoded *)probe_private)->call_private = call_private;
+	/* A wrong @marker fails the case's check of the format, no oops. */
+	if (get_kernel_nofault(fmt, &marker->format))
+		fmt = NULL;
 	va_start(args, marker);
-	marker_test_decode_va(probe_private, marker->format, args);
+	marker_test_decode_va(probe_private, fmt, args);
 	va_end(args);
 }
 
@@ -483,7 +553,10 @@ static void marker_test_fast_count(void *probe_private, void *call_private,
 	va_list args;
 
 	p->call_private = call_private;
-	p->fmt = marker->format;
+	/* Read as a tracer would, without faulting: @marker may be wrong. */
+	p->marker = marker;
+	if (get_kernel_nofault(p->fmt, &marker->format))
+		p->fmt = NULL;
 	va_start(args, marker);
 	p->last = va_arg(args, int);
 	va_end(args);
@@ -1267,9 +1340,14 @@ static unsigned long marker_test_remove_nomem(struct kunit *test,
 	for (i = 0; i < n; i++)
 		atomic_set(&p[i]->calls, 0);
 	fire(nth);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i]->calls), i != r->remove,
 				    "%s, probe %u, allocation %u failing", name, i, nth);
+		/* Each fast probe left gets the marker the first one got. */
+		if (fast[i] && i != r->remove && p[i]->marker != p[!r->remove]->marker)
+			KUNIT_FAIL(test, "%s, probe %u got marker %p, probe %u %p, allocation %u",
+				   name, i, p[i]->marker, !r->remove, p[!r->remove]->marker, nth);
+	}
 	for (i = 0; i < n; i++) {
 		if (i == r->remove)
 			continue;
@@ -3427,6 +3505,9 @@ static void marker_format_fields(struct kunit *test)
 
 static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_disabled_calls_nothing),
+#ifdef CONFIG_MARKER_SITES
+	KUNIT_CASE(marker_sites_pass_entry_data),
+#endif
 	KUNIT_CASE(marker_probe_gets_arguments),
 	KUNIT_CASE(marker_noargs_format),
 	KUNIT_CASE(marker_fast_probe_gets_arguments),
