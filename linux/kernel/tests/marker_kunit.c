@@ -340,6 +340,20 @@ static void marker_sites_pass_entry_data(struct kunit *test)
 #endif
 
 /*
+ * The format of the marker a fast probe was handed, read as a tracer reads
+ * it, without faulting: a wrong @marker gives NULL, which fails the case's
+ * check of the format rather than oopsing the guest.
+ */
+static const char *marker_test_read_format(const struct marker *marker)
+{
+	const char *fmt;
+
+	if (get_kernel_nofault(fmt, &marker->format))
+		return NULL;
+	return fmt;
+}
+
+/*
  * @probe_private: the struct marker_test_decoded to fill. The string is
  * read as a tracer reads one, without faulting: a probe handed a wrong
  * argument fails the case's expectations rather than oopsing the guest.
@@ -374,15 +388,12 @@ static void marker_test_decode(void *probe_private, void *call_private,
 static void marker_test_fast_decode(void *probe_private, void *call_private,
 				    const struct marker *marker, ...)
 {
-	const char *fmt;
 	va_list args;
 
 	((struct marker_test_decoded *)probe_private)->call_private = call_private;
-	/* A wrong @marker fails the case's check of the format, no oops. */
-	if (get_kernel_nofault(fmt, &marker->format))
-		fmt = NULL;
 	va_start(args, marker);
-	marker_test_decode_va(probe_private, fmt, args);
+	marker_test_decode_va(probe_private, marker_test_read_format(marker),
+			      args);
 	va_end(args);
 }
 
@@ -553,10 +564,8 @@ static void marker_test_fast_count(void *probe_private, void *call_private,
 	va_list args;
 
 	p->call_private = call_private;
-	/* Read as a tracer would, without faulting: @marker may be wrong. */
 	p->marker = marker;
-	if (get_kernel_nofault(p->fmt, &marker->format))
-		p->fmt = NULL;
+	p->fmt = marker_test_read_format(marker);
 	va_start(args, marker);
 	p->last = va_arg(args, int);
 	va_end(args);
