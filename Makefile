@@ -9,6 +9,8 @@
 #   make series-check  build the kernel after every patch (bisectability)
 #   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
 #   make bench-macro   whole workloads on kernels with hot paths instrumented or not
+#   make bench-silicon the benchmark kernel's real.c functions timed on the host's
+#                      CPU (part of make bench; no guest)
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
@@ -25,10 +27,10 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
 	$(if $(filter-out 0,$(RESUME)),--resume)
 
-.PHONY: test test-full run series series-check bench bench-macro mutate ftracetest build clean help
+.PHONY: test test-full run series series-check bench bench-macro bench-silicon mutate ftracetest build clean help
 
 help:
-	@sed -n '3,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -50,6 +52,9 @@ bench:
 
 bench-macro:
 	$(WORKBENCH) bench-macro
+
+bench-silicon:
+	$(WORKBENCH) bench-silicon
 
 mutate:
 	$(WORKBENCH) mutate $(MUTATE_ARGS)

@@ -8,6 +8,7 @@ builds the kernels of the test matrix and runs them in QEMU.
   workbench.py series                    write out/series and checkpatch it
   workbench.py series-check              build after every patch (bisect)
   workbench.py bench                     the benchmark, in a production kernel
+  workbench.py bench-silicon             its real.c functions on the host's CPU
   workbench.py build [--config NAME]...  only apply and build
   workbench.py mutate [--mutation NN]... the mutation gate (tests/mutations)
 
@@ -29,7 +30,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, results, series, settings, tree  # noqa: E402
+from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, results, series, settings, silicon, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -536,6 +537,21 @@ def cmd_bench(args) -> Status:
 	return bench_report(json_path, table_path, outdir)
 
 
+def cmd_bench_silicon(args) -> Status:
+	"""Builds the benchmark kernel and times the functions of its
+	lib/markers_bench/real.c on the host's CPU (no guest)."""
+	p = prepare(install=not args.no_install)
+	build = kbuild.build(p.tree, settings.BENCH)
+	link_build(build)
+	outdir = fresh_outdir('bench-silicon')
+	result = silicon.run_all(build, outdir, args.rounds or silicon.ROUNDS)
+	table_path = outdir / 'table.txt'
+	table_path.write_text('\n'.join(silicon.table(result)) + '\n')
+	print(table_path.read_text(), end='')
+	log(f'table in {table_path}')
+	return Status.SUCCESS
+
+
 def cmd_bench_macro(args) -> Status:
 	"""Builds the kernels of the macro benchmark and runs the workloads in
 	each."""
@@ -600,11 +616,15 @@ def main(argv: Sequence[str]) -> int:
 		       help='markers_bench parameter, e.g. iterations=100000 (repeatable)')
 	sub.add_parser('bench-macro', help='whole workloads on kernels with and without '
 		       'instrumented hot paths')
+	p = sub.add_parser('bench-silicon', help="time the benchmark kernel's real.c functions "
+			   "on the host's CPU")
+	p.add_argument('--rounds', type=int, help=f'rounds per placement (default: {silicon.ROUNDS})')
 	args = parser.parse_args(argv)
 	settings.TCG_THREADS = args.tcg
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
 		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate,
-		    'ftracetest': cmd_ftracetest, 'bench-macro': cmd_bench_macro}
+		    'ftracetest': cmd_ftracetest, 'bench-macro': cmd_bench_macro,
+		    'bench-silicon': cmd_bench_silicon}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

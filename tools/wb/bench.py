@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import initramfs, qemu, results, settings
+from . import initramfs, qemu, results, settings, silicon
 from .kbuild import Build
 from .shell import WorkbenchError, log, output
 
@@ -32,12 +32,12 @@ ROW = re.compile(r'^([a-z0-9_.]+) (\d+) (\S+)$')
 # The footprint objects (lib/markers_bench/fp_*.c): one instrumented call
 # each, the function bench_fp_<function>; fp_none is the reference.
 FOOTPRINT = (('none', 'none'), ('mark', 'mark'), ('static', 'static_branch'),
-	     ('trace', 'trace_event'))
+	     ('trace', 'trace_event'), ('tp', 'tracepoint'), ('dyndbg', 'dyndbg'))
 
 # The functions of lib/markers_bench/real.c, each built once per variant
 # as bench_<function>_<variant>; "none" is the reference.
 REAL_FUNCTIONS = ('csum', 'find', 'account')
-REAL_VARIANTS = ('none', 'mark', 'static_branch', 'static_branch_probe', 'tracepoint')
+REAL_VARIANTS = silicon.VARIANTS
 
 Rows = Dict[str, Tuple[int, str]]
 
@@ -292,7 +292,7 @@ def site_targets(rows: Rows, sync_rounds: int) -> List[Target]:
 	def insn(row: str) -> float:
 		return _insn(rows, row)
 
-	mark, static = insn('disabled.mark_jump'), insn('disabled.static_branch')
+	mark, static = insn('disabled.mark'), insn('disabled.static_branch')
 	on, tp, kp = insn('enabled.mark_1fast'), insn('enabled.tracepoint_1probe'), \
 		insn('enabled.kprobe')
 	on2, tp2 = insn('enabled.mark_2fast'), insn('enabled.tracepoint_2probes')
@@ -321,7 +321,8 @@ def site_targets(rows: Rows, sync_rounds: int) -> List[Target]:
 	]
 
 
-def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
+def targets(icount: Rows, wall: List[Rows], fp: Rows,
+	    on_silicon: Optional[silicon.Result] = None) -> List[Target]:
 	"""The targets the series set itself (BENCHMARKS.md), against this run:
 	site_targets(), and on x86-64 the value live across a site, the floor
 	of 12 instructions, the wall clock (medians: under single-threaded TCG
@@ -369,6 +370,7 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows) -> List[Target]:
 		       else 'no wall run', bool(wall) and rec_wall <= 1.2 * rec_te_wall),
 		Target("a marker event record: below v1's vsnprintf() record",
 		       f'{rec:.2f} vs {rec_v1:.2f} insn', rec < rec_v1),
+		*(Target(*t) for t in (silicon.off_targets(on_silicon) if on_silicon else ())),
 	]
 
 
@@ -413,11 +415,12 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 	initrd = initramfs.make(build)
 	fp = footprint(build)
 	text = real_text(build)
+	on_silicon = silicon.run_all(build, outdir / 'silicon')
 	icount = run_guest(qemu_prefix, build, initrd, outdir / 'icount', 'icount', module_args)
 	wall = [wall_run(qemu_prefix, build, initrd, outdir / f'wall-{i}', module_args)
 		for i in range(1, wall_runs + 1)]
 
-	goals = targets(icount, wall, fp)
+	goals = targets(icount, wall, fp, on_silicon)
 	other_rows = {b.config.arch.name: run_guest(qemu_prefix, b, initramfs.make(b),
 						    outdir / f'icount-{b.config.arch.name}',
 						    'icount', module_args)
@@ -436,9 +439,15 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 				  'clock counts guest instructions; ps rows are 1/1000 instruction',
 			'wall': f'QEMU multi-threaded TCG, host clock, {wall_runs} runs',
 			'footprint': 'lib/markers_bench/fp_*.o against fp_none.o',
+			'silicon': 'the module object of the benchmark kernel, run in user space '
+				   'on the host CPU: tools/wb/silicon.py',
 			'note': 'TCG models no caches and no branch predictor',
 		},
 		'footprint': {name: {'value': v, 'unit': u} for name, (v, u) in fp.items()},
+		'silicon': {'cpu': on_silicon.cpu, 'rounds': on_silicon.rounds,
+			    'calls': on_silicon.calls, 'placements': list(silicon.PLACEMENTS),
+			    'rows': {name: {'value': v, 'unit': u}
+				     for name, (v, u) in silicon.json_rows(on_silicon).items()}},
 		'real_text': {name: {'value': v, 'unit': u} for name, (v, u) in text.items()},
 		'icount': {name: {'value': v, 'unit': u} for name, (v, u) in icount.items()},
 		'wall': {name: wall_row(name) for name in icount if any(name in r for r in wall)},
@@ -455,7 +464,8 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 	json_path = settings.OUT / 'bench.json'
 	json_path.write_text(json.dumps(doc, indent=1) + '\n')
 	table_path = outdir / 'table.txt'
-	report = [table(icount, wall, fp, text), targets_text(goals)]
+	report = [table(icount, wall, fp, text), '\n'.join(silicon.table(on_silicon)),
+		  targets_text(goals)]
 	for name, rows in other_rows.items():
 		report += [other_table(name, rows, icount),
 			   targets_text(other_goals[name]).replace('targets:', f'targets, {name}:', 1)]

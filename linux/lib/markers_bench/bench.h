@@ -31,11 +31,15 @@ void bench_hook(int v);
 void bench_probe_hook(void *probe_private, void *call_private,
 		      const struct marker *marker, ...);
 
+struct _ddebug;
+/* What the dynamic_debug sites of real.c call when on: the descriptor first. */
+void bench_dyndbg_hook(struct _ddebug *descriptor, int v);
+
 /*
  * The functions of real.c: @call calls function @fn built with the
  * instrumentation @variant ("none", "mark", "static_branch",
- * "static_branch_probe" or "tracepoint"), which is off; the "none" one of
- * each comes first.
+ * "static_branch_probe", "tracepoint", "plain" or, with dynamic debug,
+ * "dyndbg"), which is off; the "none" one of each comes first.
  */
 struct bench_real {
 	const char *fn;
@@ -50,6 +54,8 @@ void bench_fp_none(int v);
 void bench_fp_mark(int v);
 void bench_fp_static_branch(int v);
 void bench_fp_trace_event(int v);
+void bench_fp_tracepoint(int v);
+void bench_fp_dyndbg(int v);
 
 /*
  * The way of the old days (stopped.c, built in): the first bytes of each

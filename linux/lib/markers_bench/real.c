@@ -3,10 +3,14 @@
  * Instrumentation in functions of the shapes the kernel's hot paths have,
  * rather than in a one-line function: what an instrumentation site that
  * is off costs where the compiler has values to keep across it. Each
- * function is built five times, without a site and with a marker, a
- * static branch, a static branch whose hook takes what a marker's probe
- * takes, or a tracepoint at the same place, passing the same value; the
- * benchmark times each per call, the workbench measures their text.
+ * function is built without a site and with each kind of site at the same
+ * place, passing the same value: a marker; a static branch; a static
+ * branch whose hook takes what a marker's probe takes; a plain load and
+ * test of a flag; a bare tracepoint (DECLARE_TRACE(), no event); and,
+ * with dynamic debug, a dynamic_debug site: a descriptor defined where it
+ * is written, with its own static key, as pr_debug() has. The benchmark
+ * times each per call, the workbench measures their text, and the silicon
+ * mode times them on the host's CPU (tools/silicon/).
  *
  *  - csum: a leaf that sums a buffer in a loop (the shape of do_csum()),
  *    with the site at its entry: the buffer and length are live across it;
@@ -20,6 +24,7 @@
  * kernel's functions. real_fns.h holds them, included once per variant.
  */
 
+#include <linux/dynamic_debug.h>
 #include <linux/marker.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
@@ -28,6 +33,13 @@
 #include "bench.h"
 
 static DEFINE_STATIC_KEY_FALSE(bench_real_key);
+static bool bench_real_flag;
+
+/* Whether dynamic_debug sites are built, as dynamic_debug.h decides. */
+#if defined(CONFIG_DYNAMIC_DEBUG) || \
+	(defined(CONFIG_DYNAMIC_DEBUG_CORE) && defined(DYNAMIC_DEBUG_MODULE))
+#define BENCH_DYNDBG
+#endif
 
 #define BENCH_CSUM_BYTES	64
 
@@ -70,6 +82,19 @@ static __always_inline void bench_static_probe_site(int v)
 		bench_probe_hook(NULL, NULL, NULL, v);
 }
 
+static __always_inline void bench_plain_site(int v)
+{
+	if (unlikely(READ_ONCE(bench_real_flag)))
+		bench_hook(v);
+}
+
+/*
+ * A dynamic_debug site, as pr_debug() builds one: its descriptor, with
+ * the static key, defined in place; the hook takes the descriptor.
+ */
+#define bench_dyndbg_site(v)						\
+	_dynamic_func_call("bench %d", bench_dyndbg_hook, v)
+
 /* Each variant: the same functions, with its site passing the same value. */
 #define BENCH_VARIANT		none
 #define BENCH_SITE(v)		bench_no_site(v)
@@ -101,22 +126,48 @@ static __always_inline void bench_static_probe_site(int v)
 #undef BENCH_SITE
 #undef BENCH_VARIANT
 
+#define BENCH_VARIANT		plain
+#define BENCH_SITE(v)		bench_plain_site(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
+#ifdef BENCH_DYNDBG
+#define BENCH_VARIANT		dyndbg
+#define BENCH_SITE(v)		bench_dyndbg_site(v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+#endif
+
 static const struct bench_real bench_real[] = {
 	{ "csum", "none", bench_csum_call_none },
 	{ "csum", "mark", bench_csum_call_mark },
 	{ "csum", "static_branch", bench_csum_call_static_branch },
 	{ "csum", "static_branch_probe", bench_csum_call_static_branch_probe },
 	{ "csum", "tracepoint", bench_csum_call_tracepoint },
+	{ "csum", "plain", bench_csum_call_plain },
+#ifdef BENCH_DYNDBG
+	{ "csum", "dyndbg", bench_csum_call_dyndbg },
+#endif
 	{ "find", "none", bench_find_call_none },
 	{ "find", "mark", bench_find_call_mark },
 	{ "find", "static_branch", bench_find_call_static_branch },
 	{ "find", "static_branch_probe", bench_find_call_static_branch_probe },
 	{ "find", "tracepoint", bench_find_call_tracepoint },
+	{ "find", "plain", bench_find_call_plain },
+#ifdef BENCH_DYNDBG
+	{ "find", "dyndbg", bench_find_call_dyndbg },
+#endif
 	{ "account", "none", bench_account_call_none },
 	{ "account", "mark", bench_account_call_mark },
 	{ "account", "static_branch", bench_account_call_static_branch },
 	{ "account", "static_branch_probe", bench_account_call_static_branch_probe },
 	{ "account", "tracepoint", bench_account_call_tracepoint },
+	{ "account", "plain", bench_account_call_plain },
+#ifdef BENCH_DYNDBG
+	{ "account", "dyndbg", bench_account_call_dyndbg },
+#endif
 };
 
 /* Links bench_tree[lo..hi] into a balanced tree of the keys lo..hi. */

@@ -28,6 +28,11 @@ void bench_probe_hook(void *probe_private, void *call_private,
 	va_end(args);
 }
 
+void bench_dyndbg_hook(struct _ddebug *descriptor, int v)
+{
+	WRITE_ONCE(bench_sink, -v);
+}
+
 static __always_inline void bench_sink_if(bool on, int v)
 {
 	if (on)
