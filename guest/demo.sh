@@ -17,10 +17,10 @@ show "Load samples/markers/marker-example: its markers fire on /proc/marker-exam
 cmd "modprobe marker-example"
 cmd "grep -E '^(# name|sample_)' $M/list"
 
-show "A disabled site: the 2-byte jump slot (eb) skips mov/test/jne; the immediate is 0"
+show "A disabled site: 0f 1f makes its 8 bytes one NOP (a far site: 66 90, then mov/test/jne not taken)"
 cmd "grep '^sample_read ' $M/sites"
 
-show "Switch sample_read on from the shell: the slot now jumps to the probe block"
+show "Switch sample_read on from the shell: the slot now jumps to the probe block (far: the immediate is 1)"
 cmd "echo sample_read > $M/enable"
 cmd "grep '^sample_read ' $M/sites"
 cmd "grep '^sample_read ' $M/list"
@@ -29,7 +29,7 @@ show "Fire it three times, and read the events from trace_pipe"
 cmd "for i in 1 2 3; do cat /proc/marker-example > /dev/null; done"
 cmd "head -n 3 $T/trace_pipe"
 
-show "Switch it off: one jump again"
+show "Switch it off: one NOP again"
 cmd "echo '!sample_read' > $M/enable"
 cmd "grep '^sample_read ' $M/sites"
 

@@ -33,13 +33,13 @@ rows=$(bench_rows)
 expect_eq "it reached the end" "done 1 -" "$(printf '%s\n' "$rows" | grep '^done ')"
 expect_eq "no row failed or went missing" "" \
 	"$(printf '%s\n' "$rows" | grep -E '(failed|missing|not_optimized|needs_2_cpus) ')"
-for row in disabled.mark_jump disabled.static_branch \
+for row in disabled.mark disabled.static_branch \
 	   disabled.live.mark disabled.live.static_branch disabled.live.plain \
 	   disabled.live.static_branch_probe disabled.live.plain_probe \
 	   enabled.mark_1fast enabled.mark_2fast enabled.mark_3fast \
 	   enabled.mark_1probe enabled.mark_2probes \
 	   enabled.tracepoint_1probe enabled.tracepoint_3probes enabled.kprobe switch.1024.mark.sync.ns \
-	   disabled.imv_branch record.mark_event record.trace_event \
+	   disabled.imv_branch real.csum.plain record.mark_event record.trace_event \
 	   record.mark_vsnprintf $ARCH_ROWS; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"
 done

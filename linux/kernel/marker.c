@@ -812,8 +812,8 @@ int marker_text_reserved(void *start, void *end)
  *
  * Called by start_kernel() after imv_init(), while one CPU runs and kernel
  * text is writable, so the sites are written directly. Until then they run
- * the pattern with the immediate 0: correct, just not yet the one-jump fast
- * path. If that fails, markers are off for good: the sites stay as built
+ * the pattern with the immediate 0: correct, just not yet in their off
+ * state. If that fails, markers are off for good: the sites stay as built
  * and never call a probe, and every registration fails with -ENODEV.
  */
 void __init marker_init(void)

@@ -29,8 +29,8 @@ class SiteShape:
 
 
 SITE_SHAPES = {
-	'x86_64': SiteShape(re.compile(r'66 90 b0 00 84 c0 (75 ..|0f 85 .. .. .. ..)'),
-			    ('66 90', 'b0 00', '84 c0'), ('75', '0f'), '66 90 / b0 00 / 84 c0 / jne'),
+	'x86_64': SiteShape(re.compile(r'66 90 b4 00 84 e4 (75 ..|0f 85 .. .. .. ..)'),
+			    ('66 90', 'b4 00', '84 e4'), ('75', '0f'), '66 90 / b4 00 / 84 e4 / jne'),
 	'arm64': SiteShape(re.compile(r'1f 20 03 d5 10 00 80 52 .. .. .. 35'),
 			   ('d503201f', '52800010'), ('35',), 'nop / movz w16 / cbnz w16'),
 }

@@ -4,8 +4,9 @@
 
 /*
  * Kernel markers: instrumentation sites left in production kernels. A
- * disabled marker costs one jump; a tracer switches it on at run time by
- * connecting a probe, which patches the site live. See Documentation/markers.txt.
+ * disabled marker costs what a disabled static branch costs (one NOP on
+ * x86-64); a tracer switches it on at run time by connecting a probe,
+ * which patches the site live. See Documentation/markers.txt.
  *
  *	MARK(sched_wakeup, "pid %d prio %d", p->pid, p->prio);
  *
@@ -20,18 +21,22 @@
  * the compiler knows every edge (see <asm/marker.h>):
  *
  *	slot:	66 90			2-byte NOP as built
- *		eb 06 (or eb 0a)	off: jump over the pattern
- *		eb <rel8> or 66 90	on: jump to the probe block, or fall in
- *	mov:	b0 00 / b0 01		movb $0/$1, %al: the immediate value
- *					marker->enabled, 1 when on
- *	test:	84 c0			testb %al, %al
+ *	mov:	b4 00 / b4 01		movb $0/$1, %ah: the immediate, 1 when on
+ *	test:	84 e4			testb %ah, %ah
  *	jne:	75 <rel8>		or 0f 85 <rel32>: the out-of-line probe block
  *
- * As built the site is correct but not yet fast: it runs the pattern with
- * the immediate 0. marker_init() rewrites every kernel site to "off" at
- * boot, and the module notifier every module site before it runs. The
- * mov is an immediate-value site (<linux/immediate.h>); kprobes may not
- * touch any byte from the slot to the end of jne.
+ * As built the site is correct but not yet in its state: it runs the
+ * pattern with the immediate 0. marker_init() rewrites every kernel site at
+ * boot, and the module notifier every module site before it runs. A near
+ * site (a short jne whose probe block a jmp rel8 from the slot reaches)
+ * only ever has its slot written; a far site only its immediate:
+ *
+ *	near, off:	0f 1f b4 00 84 e4 75 xx	one NOP, "nopl disp32(,)"
+ *	near, on:	eb <rel8> ...			straight to the probe block
+ *	far, off:	66 90 b4 00 84 e4 ...		the pattern, not taken
+ *	far, on:	66 90 b4 01 84 e4 ...		the pattern, taken
+ *
+ * kprobes may not touch any byte from the slot to the end of jne.
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
@@ -49,7 +54,9 @@
  *
  * On arm64 (CONFIG_MARKER_SITES without immediate values, which arm64
  * cannot change while other CPUs run them) only the slot and the call are
- * rewritten, each from one branch instruction to another:
+ * rewritten, each from one branch instruction to another (the off state is
+ * a taken branch there: no arm64 core was at hand to measure a NOP and the
+ * pattern against it):
  *
  *	slot:	nop			as built
  *		b	end		off
@@ -154,9 +161,9 @@ struct marker_probes {
  * @format: the format of its arguments; NULL for a marker_enabled() guard
  * @probes: what its sites call, published under RCU; NULL while off
  * @entry: private to the markers core (kernel/marker*.c)
- * @enabled: an immediate value: 1 while the sites are on. The sites test
- *	it (patched sites as the immediate of their mov, see <asm/marker.h>);
- *	only the markers core changes it, through the immediate-values API.
+ * @enabled: 1 while the sites are on: what patched sites hold as the
+ *	immediate of their mov where they read one (see <asm/marker.h>),
+ *	what the sites of _MARK() load; only the markers core changes it
  * @nr_args: the number of arguments its sites pass
  * @planned: private to the markers core: set while the switch being
  *	planned holds the update of @enabled
@@ -193,7 +200,7 @@ static inline bool marker_entry_is_call(const struct site_entry *site)
 /**
  * enum marker_site_state - what a patched site does
  * @MARKER_SITE_BUILT: as the compiler emitted it: runs the pattern, immediate 0
- * @MARKER_SITE_OFF: jumps over the pattern
+ * @MARKER_SITE_OFF: goes on past the site without calling the probes
  * @MARKER_SITE_ON: calls the probes
  */
 enum marker_site_state {
@@ -504,9 +511,11 @@ static __always_inline void __marker_no_record(struct marker *marker)
  * @args: the arguments, at most MARKER_MAX_ARGS; evaluated only when a
  *	probe is connected
  *
- * Costs one jump while no probe is connected. Must not be used in noinstr,
- * entry or NMI code, nor where RCU is not watching (a kernel with lockdep
- * warns at the site, on or off); in __init and __exit code use _MARK().
+ * Costs what a static branch costs while no probe is connected (on
+ * x86-64 one NOP, or a not-taken pattern: see the top of this file). Must
+ * not be used in noinstr, entry or NMI code, nor where RCU is not watching
+ * (a kernel with lockdep warns at the site, on or off); in __init and
+ * __exit code use _MARK().
  * @args are evaluated with preemption disabled: they must not sleep.
  */
 #define MARK(name, format, args...)					\
@@ -538,7 +547,7 @@ static __always_inline void __marker_no_record(struct marker *marker)
  * marker_enabled() - whether a marker is on
  * @_name: the marker's name
  *
- * A site of its own, which costs one jump while off: use it to skip
+ * A site of its own, which costs what MARK() costs while off: use it to skip
  * computing arguments that are only needed when the marker is on.
  */
 #define marker_enabled(_name)						\

@@ -727,6 +727,37 @@ static int imv_test_set_lanes(u64 v)
 {
 	return imv_set(imv_test_lanes, (u32)v);
 }
+
+/*
+ * A 1-byte site that loads %ah, as a marker site does, written by hand:
+ * the bypass must write bits 8 to 15 of %rax, and only those.
+ */
+static DEFINE_IMV(u8, imv_test_high) = 0x5a;
+
+#define IMV_TEST_HIGH_OTHER	0x11220044
+
+static noinline u64 imv_test_read_high(void)
+{
+	u32 v;
+
+	asm volatile("movl $" __stringify(IMV_TEST_HIGH_OTHER) ", %%eax\n\t"
+		     ANNOTATE_NOENDBR
+		     "1:	movb $0, %%ah\n\t"
+		     "2:\n\t"
+		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "1")
+		     : "=a" (v) : "i" (&imv_test_high__imv));
+	return v;
+}
+
+static u64 imv_test_plain_high(void)
+{
+	return IMV_TEST_HIGH_OTHER | (u64)_imv_read(imv_test_high) << 8;
+}
+
+static int imv_test_set_high(u64 v)
+{
+	return imv_set(imv_test_high, (u8)(v >> 8));
+}
 #endif /* CONFIG_X86_64 */
 
 static const struct imv_test_var imv_concurrent_vars[] = {
@@ -744,6 +775,9 @@ static const struct imv_test_var imv_concurrent_vars[] = {
 	{ "u32_every_register_upper_bits_set", &imv_test_lanes__imv, 4,
 	  IMV_TEST_LANES_A, IMV_TEST_LANES_B,
 	  imv_test_read_lanes, imv_test_plain_lanes, imv_test_set_lanes },
+	{ "u8_high_byte", &imv_test_high__imv, 1,
+	  IMV_TEST_HIGH_OTHER | 0x5a << 8, IMV_TEST_HIGH_OTHER | 0xa5 << 8,
+	  imv_test_read_high, imv_test_plain_high, imv_test_set_high },
 #endif
 };
 

@@ -109,8 +109,11 @@ struct kunit_poke_counts {
 #include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
-/* The points a switch writes per marker site, and the sync rounds per batch. */
-#define KUNIT_MARKER_SITE_POINTS	2
+/*
+ * The points a switch writes per marker site (its slot, or its mov: see
+ * arch/x86/kernel/marker.c), and the sync rounds per batch.
+ */
+#define KUNIT_MARKER_SITE_POINTS	1
 #define KUNIT_SYNC_ROUNDS_PER_BATCH	3
 
 static inline struct kunit_poke_counts kunit_poke_counts(void)

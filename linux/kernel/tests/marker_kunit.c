@@ -1863,23 +1863,31 @@ static void marker_probe_module_unload(struct kunit *test)
 
 #ifdef CONFIG_IMMEDIATE		/* x86-64 */
 
-#define MARKER_SLOT_OFF		0xeb
-#define MARKER_MOV_AL		0xb0
+#define MARKER_MOV_AH		0xb4
 
-/* A site's bytes, as <linux/marker.h> documents them. */
+/*
+ * A site's bytes, as <linux/marker.h> documents them. A near site (a short
+ * jne, a probe block in reach of a jmp rel8 from the slot) only ever has
+ * its slot written, a far one only its immediate (@switched: the first
+ * byte a switch writes).
+ */
 struct marker_test_site {
 	u8 *code;
 	u8 *probe_block;
 	unsigned int size;
+	bool near;
+	u8 *switched;
 };
 
 static void marker_test_decode_site(struct kunit *test, u8 *code,
 				    struct marker_test_site *site)
 {
+	long rel;
+
 	site->code = code;
-	KUNIT_ASSERT_EQ(test, code[2], MARKER_MOV_AL);
+	KUNIT_ASSERT_EQ(test, code[2], MARKER_MOV_AH);
 	KUNIT_ASSERT_EQ(test, code[4], 0x84);
-	KUNIT_ASSERT_EQ(test, code[5], 0xc0);
+	KUNIT_ASSERT_EQ(test, code[5], 0xe4);
 	if (code[6] == 0x75) {
 		site->size = 8;
 		site->probe_block = code + 8 + (s8)code[7];
@@ -1889,27 +1897,31 @@ static void marker_test_decode_site(struct kunit *test, u8 *code,
 		site->size = 12;
 		site->probe_block = code + 12 + *(s32 *)(code + 8);
 	}
+	rel = site->probe_block - (code + 2);
+	site->near = site->size == 8 && rel >= S8_MIN && rel <= S8_MAX;
+	site->switched = site->near ? code : code + 2;
 }
 
+/* Off: a near site is one 8-byte NOP; a far one runs its pattern, not taken. */
 static void marker_test_expect_off(struct kunit *test, const struct marker_test_site *site)
 {
-	KUNIT_EXPECT_EQ(test, site->code[0], MARKER_SLOT_OFF);
-	KUNIT_EXPECT_EQ(test, site->code[1], site->size - 2);
+	KUNIT_EXPECT_EQ(test, site->code[0], site->near ? 0x0f : 0x66);
+	KUNIT_EXPECT_EQ(test, site->code[1], site->near ? 0x1f : 0x90);
 	KUNIT_EXPECT_EQ(test, site->code[3], 0);
 }
 
+/* On: a near site jumps to its probe block; a far one takes its jne. */
 static void marker_test_expect_on(struct kunit *test, const struct marker_test_site *site)
 {
-	long rel = site->probe_block - (site->code + 2);
-
-	if (rel >= S8_MIN && rel <= S8_MAX) {
-		KUNIT_EXPECT_EQ(test, site->code[0], MARKER_SLOT_OFF);
-		KUNIT_EXPECT_EQ(test, (s8)site->code[1], rel);
+	if (site->near) {
+		KUNIT_EXPECT_EQ(test, site->code[0], JMP8_INSN_OPCODE);
+		KUNIT_EXPECT_PTR_EQ(test, site->code + 2 + (s8)site->code[1],
+				    site->probe_block);
 	} else {
 		KUNIT_EXPECT_EQ(test, site->code[0], 0x66);
 		KUNIT_EXPECT_EQ(test, site->code[1], 0x90);
 	}
-	KUNIT_EXPECT_EQ(test, site->code[3], 1);
+	KUNIT_EXPECT_EQ(test, site->code[3], !site->near);
 }
 
 /* Where each instruction of a site starts. */
@@ -1932,12 +1944,15 @@ static void *marker_test_insn_before(struct kunit *test, void *fn, void *code)
 	return prev;
 }
 
-/* Puts a breakpoint in the slot of @site, or (@slot) what it held. */
+/*
+ * Puts a breakpoint on the instruction of @site that a switch writes (its
+ * slot or its mov), or (@slot) what it held.
+ */
 static void marker_test_break_slot(struct marker_test_site *site, bool set, u32 *slot)
 {
 	if (set)
-		*slot = site->code[0];
-	kunit_poke_text_byte(site->code, set ? INT3_INSN_OPCODE : *slot);
+		*slot = site->switched[0];
+	kunit_poke_text_byte(site->switched, set ? INT3_INSN_OPCODE : *slot);
 }
 
 #else				/* arm64 */
@@ -2012,7 +2027,58 @@ static void marker_test_break_slot(struct marker_test_site *site, bool set, u32 
 
 #endif
 
-/* The bytes of a site off, on, and off again. */
+/* The bytes of @site of marker @name off, on, and off again. */
+static void marker_test_layout(struct kunit *test, const char *name,
+			       struct marker_test_site *site)
+{
+	kunit_info(test, "%s off: %*ph\n", name, site->size, site->code);
+	marker_test_expect_off(test, site);
+	KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), 0);
+	kunit_info(test, "%s on:  %*ph\n", name, site->size, site->code);
+	marker_test_expect_on(test, site);
+	KUNIT_ASSERT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	marker_test_expect_off(test, site);
+}
+
+#ifdef CONFIG_IMMEDIATE
+/*
+ * A far site of marker_test_many, whose 1024 copies make a function where
+ * most probe blocks are out of reach of a jmp rel8 (x86-64).
+ */
+static void marker_test_far_layout(struct kunit *test)
+{
+	void **code = kunit_kcalloc(test, 1024, sizeof(*code), GFP_KERNEL);
+	struct marker_test_site site;
+	unsigned int i, n, far = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, code);
+	n = marker_get_sites("marker_test_many", code, 1024);
+	KUNIT_ASSERT_GE(test, n, 1);
+	for (i = 0; i < min(n, 1024U); i++) {
+		marker_test_decode_site(test, code[i], &site);
+		far += !site.near;
+	}
+	kunit_info(test, "marker_test_many: %u far sites of %u\n", far, n);
+	for (i = 0; i < min(n, 1024U); i++) {
+		marker_test_decode_site(test, code[i], &site);
+		if (!site.near)
+			break;
+	}
+	KUNIT_ASSERT_LT_MSG(test, i, min(n, 1024U), "no far site to check");
+	marker_test_layout(test, "marker_test_many", &site);
+}
+#else
+static void marker_test_far_layout(struct kunit *test)
+{
+}
+#endif
+
+/*
+ * The bytes of a site off, on, and off again; on x86-64, of a near site
+ * (marker_test_basic, in a small function) and of a far one.
+ */
 static void marker_site_layout(struct kunit *test)
 {
 	struct marker_test_site site;
@@ -2020,29 +2086,25 @@ static void marker_site_layout(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_basic", &code, 1), 1);
 	marker_test_decode_site(test, code, &site);
-	kunit_info(test, "off: %*ph\n", site.size, site.code);
-	marker_test_expect_off(test, &site);
-
-	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_basic", "%d",
-						    marker_test_count, &marker_test_p1), 0);
-	kunit_info(test, "on:  %*ph\n", site.size, site.code);
-	marker_test_expect_on(test, &site);
-	KUNIT_ASSERT_EQ(test, marker_probe_unregister("marker_test_basic",
-						      marker_test_count, &marker_test_p1), 0);
-	marker_test_expect_off(test, &site);
+	if (IS_ENABLED(CONFIG_IMMEDIATE))
+		KUNIT_EXPECT_TRUE_MSG(test, site.near, "marker_test_basic's site is far");
+	marker_test_layout(test, "marker_test_basic", &site);
+	marker_test_far_layout(test);
 }
 
 #ifdef CONFIG_IMMEDIATE
 
-/* The bytes of a site that a switch writes: its jump slot and its mov. */
+/* The bytes of a site that a switch may write: its jump slot and its mov. */
 #define MARKER_SWITCHED_BYTES	4
 
 /*
- * The rounds of the batch that takes a site from @from to @to: the int3s
- * on the slot and the mov in front of the old bytes, then of the new ones,
- * then the new site.
+ * The rounds of the batch that takes @site from @from to @to: an int3 on
+ * the one instruction a switch writes (the slot of a near site, the mov of
+ * a far one) in front of the old bytes, then of the new ones, then the
+ * new site.
  */
-static void marker_test_switch_rounds(u8 (*rounds)[KUNIT_OBSERVED_BYTES], const u8 *from,
+static void marker_test_switch_rounds(const struct marker_test_site *site,
+				      u8 (*rounds)[KUNIT_OBSERVED_BYTES], const u8 *from,
 				      const u8 *to)
 {
 	unsigned int r;
@@ -2050,17 +2112,16 @@ static void marker_test_switch_rounds(u8 (*rounds)[KUNIT_OBSERVED_BYTES], const 
 	memcpy(rounds[0], from, MARKER_SWITCHED_BYTES);
 	memcpy(rounds[1], to, MARKER_SWITCHED_BYTES);
 	memcpy(rounds[2], to, MARKER_SWITCHED_BYTES);
-	for (r = 0; r < 2; r++) {
-		rounds[r][0] = INT3_INSN_OPCODE;	/* the slot's first byte */
-		rounds[r][2] = INT3_INSN_OPCODE;	/* the mov's */
-	}
+	for (r = 0; r < 2; r++)
+		rounds[r][site->switched - site->code] = INT3_INSN_OPCODE;
 }
 
 /*
  * A switch on and off as every CPU sees it, in the IPI of each round of the
- * patcher: the slot and the mov change in the same three steps. A slot
- * written in a batch of its own would run, for a while, with the other
- * state's immediate value.
+ * patcher: the one instruction that changes (the slot of this near site)
+ * goes through the three steps, and no other byte of the site moves, so
+ * that a CPU entering the site or sitting in it only ever finds whole
+ * instructions.
  */
 static void marker_switch_cpus_see_every_step(struct kunit *test)
 {
@@ -2080,7 +2141,7 @@ static void marker_switch_cpus_see_every_step(struct kunit *test)
 	kunit_observe_stop(NULL);
 	marker_test_expect_on(test, &site);
 	memcpy(on, site.code, sizeof(on));
-	marker_test_switch_rounds(rounds, off, on);
+	marker_test_switch_rounds(&site, rounds, off, on);
 	kunit_expect_rounds_seen(test, o, rounds, ARRAY_SIZE(rounds));
 
 	o = kunit_observe_text(test, site.code, sizeof(on));
@@ -2088,7 +2149,7 @@ static void marker_switch_cpus_see_every_step(struct kunit *test)
 						      marker_test_count, &marker_test_p1), 0);
 	kunit_observe_stop(NULL);
 	marker_test_expect_off(test, &site);
-	marker_test_switch_rounds(rounds, on, off);
+	marker_test_switch_rounds(&site, rounds, on, off);
 	kunit_expect_rounds_seen(test, o, rounds, ARRAY_SIZE(rounds));
 	kunit_info(test, "%u CPUs watched the site off (%*ph) and on (%*ph)\n",
 		   num_online_cpus(), (int)sizeof(off), off, (int)sizeof(on), on);

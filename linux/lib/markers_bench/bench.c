@@ -408,7 +408,7 @@ static void bench_hits(unsigned int n)
 
 	bench_result("loop.empty_call", div_u64(base * 1000, n), "ps");
 	bench_hit("disabled.none", bench_none, n, base);
-	bench_hit("disabled.mark_jump", bench_mark_off, n, base);
+	bench_hit("disabled.mark", bench_mark_off, n, base);
 	bench_hit("disabled.imv_branch", bench_imv_branch, n, base);
 	bench_hit("disabled.mark_plain", bench_mark_plain, n, base);
 	bench_hit("disabled.static_branch", bench_static_branch, n, base);

@@ -1,9 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * x86-64 marker sites: the bytes of the jump slot in each state (see
- * <linux/marker.h>) and of the recorded calls of probe blocks, switched in
- * the same batch as the immediate values that the sites' mov instructions
- * hold. The policy lives in kernel/marker_switch.c.
+ * x86-64 marker sites: the bytes of each site in each state (see
+ * <linux/marker.h>) and of the recorded calls of probe blocks. The policy
+ * lives in kernel/marker_switch.c.
+ *
+ * A site is "near" when its jne is short and a jmp rel8 from its slot
+ * reaches the probe block: then only its slot is ever written, and its
+ * immediate stays 0. Off, the slot is 0f 1f, which makes the whole site one
+ * 8-byte NOP (see <asm/marker.h>); on, it jumps to the probe block. Every
+ * other site is "far": only its immediate is ever written, its slot stays
+ * the NOP it was built with, and off it runs its pattern, not taken.
+ *
+ * That split is what makes each switch safe while other CPUs run the site.
+ * A CPU may sit between any two instructions of the pattern as built (a
+ * task preempted there), so those bytes must always decode as they were
+ * built from each of their boundaries; they do, as only the slot or the
+ * immediate changes. A CPU entering the site at its slot must never find
+ * 0f 1f in front of an INT3 on the mov (that would read as a 3-byte NOP,
+ * and run the immediate as code): hence no site both holds 0f 1f and has
+ * its immediate written.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -21,76 +36,87 @@
 #include <asm/text_poke_bp.h>
 
 #define MARKER_SLOT_LEN		2	/* the jump slot */
-#define MARKER_JNE8_LEN		8	/* slot, mov, test, jne rel8 */
-#define MARKER_JNE32_LEN	12	/* slot, mov, test, jne rel32 */
+#define MARKER_MOV_LEN		2	/* movb $imm, %ah */
+#define MARKER_NEAR_LEN		8	/* slot, mov, test, jne rel8 */
+#define MARKER_FAR_LEN		12	/* slot, mov, test, jne rel32 */
+#define MOV_AH_OPCODE		0xb4
 #define JNE8_OPCODE		0x75
 
-/* Switches of at most this many slots and calls need no allocation. */
+/* Switches of at most this many sites and calls need no allocation. */
 #define MARKER_STACK_POKES	8
 
-static const u8 marker_nop2[] = { 0x66, 0x90 };
-
 /*
- * Where a site's jne goes. Only the slot and the mov are ever rewritten, so
- * the jne is read as built; its length was recorded with the site.
+ * Where a site's jne goes. Only the slot and the immediate are ever
+ * rewritten, so the jne is read as built; its length was recorded with
+ * the site.
  */
 static int marker_probe_block(const struct site_entry *site, u8 **block)
 {
 	u8 *code = site_entry_code(site);
 	u8 *end = code + site->len;
 
-	if (site->len == MARKER_JNE8_LEN && end[-2] == JNE8_OPCODE) {
+	if (code[MARKER_SLOT_LEN] != MOV_AH_OPCODE)
+		goto bad;
+	if (site->len == MARKER_NEAR_LEN && end[-2] == JNE8_OPCODE) {
 		*block = end + (s8)end[-1];
 		return 0;
 	}
-	if (site->len == MARKER_JNE32_LEN && end[-6] == 0x0f && end[-5] == 0x85) {
+	if (site->len == MARKER_FAR_LEN && end[-6] == 0x0f && end[-5] == 0x85) {
 		*block = end + get_unaligned((s32 *)(end - 4));
 		return 0;
 	}
+bad:
 	pr_err("unexpected site at %pS: %*ph\n", code, site->len, code);
 	return -EINVAL;
 }
 
-/* The jump slot of @site in @state; @block is where its jne goes. */
-static void marker_slot_bytes(const struct site_entry *site, u8 *block,
-			      enum marker_site_state state, u8 *slot)
+/* The displacement of a jmp rel8 from the slot of @site to @block, if any. */
+static bool marker_near(const struct site_entry *site, const u8 *block, s8 *rel)
 {
-	u8 *code = site_entry_code(site);
-	long rel = block - (code + MARKER_SLOT_LEN);
+	long d = block - ((u8 *)site_entry_code(site) + MARKER_SLOT_LEN);
 
-	switch (state) {
-	case MARKER_SITE_OFF:
-		slot[0] = JMP8_INSN_OPCODE;
-		slot[1] = site->len - MARKER_SLOT_LEN;
-		return;
-	case MARKER_SITE_ON:
-		if (rel >= S8_MIN && rel <= S8_MAX) {
-			slot[0] = JMP8_INSN_OPCODE;
-			slot[1] = rel;
-			return;
-		}
-		fallthrough;
-	case MARKER_SITE_BUILT:
-		memcpy(slot, marker_nop2, MARKER_SLOT_LEN);
-		return;
-	}
+	if (site->len != MARKER_NEAR_LEN || d < S8_MIN || d > S8_MAX)
+		return false;
+	*rel = d;
+	return true;
 }
 
-/* The poke that takes the slot of @change from its state to the next. */
-static int marker_slot_poke(const struct marker_site_change *change,
-			    struct poke_site *poke)
+/*
+ * The instruction of @site that a switch from @from to @to rewrites, in
+ * @poke: the slot of a near site, the mov of a far one. False when the
+ * two states have the same bytes (a far site, built and off).
+ */
+static bool marker_site_poke(const struct site_entry *site, u8 *block,
+			     enum marker_site_state from, enum marker_site_state to,
+			     struct poke_site *poke)
 {
-	u8 *block;
-	int ret;
+	static const u8 near[][MARKER_SLOT_LEN] = {
+		[MARKER_SITE_BUILT] = { 0x66, 0x90 },
+		[MARKER_SITE_OFF] = { 0x0f, 0x1f },
+		[MARKER_SITE_ON] = { JMP8_INSN_OPCODE, 0 },
+	};
+	u8 *code = site_entry_code(site);
+	s8 rel;
 
-	ret = marker_probe_block(change->site, &block);
-	if (ret)
-		return ret;
-	poke->addr = site_entry_code(change->site);
+	if (!marker_near(site, block, &rel)) {
+		if ((from == MARKER_SITE_ON) == (to == MARKER_SITE_ON))
+			return false;
+		poke->addr = code + MARKER_SLOT_LEN;
+		poke->len = MARKER_MOV_LEN;
+		poke->old[0] = poke->new[0] = MOV_AH_OPCODE;
+		poke->old[1] = from == MARKER_SITE_ON;
+		poke->new[1] = to == MARKER_SITE_ON;
+		return true;
+	}
+	poke->addr = code;
 	poke->len = MARKER_SLOT_LEN;
-	marker_slot_bytes(change->site, block, change->from, poke->old);
-	marker_slot_bytes(change->site, block, change->to, poke->new);
-	return 0;
+	memcpy(poke->old, near[from], MARKER_SLOT_LEN);
+	memcpy(poke->new, near[to], MARKER_SLOT_LEN);
+	if (from == MARKER_SITE_ON)
+		poke->old[1] = rel;
+	if (to == MARKER_SITE_ON)
+		poke->new[1] = rel;
+	return true;
 }
 
 /*
@@ -152,11 +178,12 @@ static bool marker_call_poke(const struct marker_call_change *change,
  * @calls: the recorded calls to retarget
  * @nr_calls: how many
  *
- * The slots and calls that change and every mov site of @updates are
- * rewritten in one batch of imv_update_batch_pokes(), or of
- * poke_sites_apply() without @updates. A recorded call that does not hold
- * @from is left alone. Nothing is allocated for a switch of at most
- * MARKER_STACK_POKES slots and calls without @updates.
+ * The slot or the immediate of each site that changes (see the top of
+ * this file) and the calls are rewritten in one batch of
+ * imv_update_batch_pokes(), which then stores @updates (no immediate-value
+ * site holds them), or of poke_sites_apply() without @updates. A recorded
+ * call that does not hold @from is left alone. Nothing is allocated for a
+ * switch of at most MARKER_STACK_POKES sites and calls without @updates.
  *
  * Context: process context; the caller holds cpus_read_lock(). Takes
  * text_mutex.
@@ -178,11 +205,13 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 			return -ENOMEM;
 	}
 	for (i = 0; i < nr_changes; i++) {
-		ret = marker_slot_poke(&changes[i], &pokes[n]);
+		const struct marker_site_change *c = &changes[i];
+		u8 *block;
+
+		ret = marker_probe_block(c->site, &block);
 		if (ret)
 			goto out_free;
-		if (memcmp(pokes[n].old, pokes[n].new, MARKER_SLOT_LEN))
-			n++;
+		n += marker_site_poke(c->site, block, c->from, c->to, &pokes[n]);
 	}
 	/* The thunks of call depth tracking are written under text_mutex. */
 	mutex_lock(&text_mutex);

@@ -39,6 +39,8 @@ enum poke_kind {
 
 #define NOP2_INSN_BYTE0		0x66
 #define NOP2_INSN_BYTE1		0x90
+#define NOPL_INSN_BYTE0		0x0f	/* 0f 1f /0: nopl r/m32 */
+#define NOPL_INSN_BYTE1		0x1f
 #define OPSIZE_PREFIX		0x66
 #define MOV_IMM8_OPCODE		0xb0	/* b0+r ib */
 #define MOV_IMM_OPCODE		0xb8	/* b8+r iw/id/io */
@@ -64,6 +66,13 @@ struct poke_shape {
 	u8 opcode_len;		/* MOV: bytes before the immediate */
 };
 
+/* The first two bytes of a long NOP: the slot of a near marker site that is off. */
+static bool poke_slot_is_nop_head(const u8 *insn)
+{
+	return insn[0] == NOPL_INSN_BYTE0 && insn[1] == NOPL_INSN_BYTE1;
+}
+
+/* Decodes "jmp rel8", the 2-byte NOP, and the head of a long NOP. */
 static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
 				  struct poke_shape *shape)
 {
@@ -71,13 +80,14 @@ static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
 		return false;
 	shape->kind = POKE_JUMP_SLOT;
 	return insn[0] == JMP8_INSN_OPCODE ||
-	       (insn[0] == NOP2_INSN_BYTE0 && insn[1] == NOP2_INSN_BYTE1);
+	       (insn[0] == NOP2_INSN_BYTE0 && insn[1] == NOP2_INSN_BYTE1) ||
+	       poke_slot_is_nop_head(insn);
 }
 
 /*
- * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Refuses the legacy
- * high-byte registers (%ah..%bh) and %rsp, which no compiler picks for an
- * output operand and text_poke_loc_init() does not take.
+ * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Takes the legacy
+ * high-byte registers (%ah..%bh, b4-b7 without REX), which marker sites
+ * load; refuses %spl and %rsp, which text_poke_loc_init_mov() does not take.
  */
 static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
@@ -96,7 +106,7 @@ static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape 
 	op = insn[i++];
 
 	if ((op & 0xf8) == MOV_IMM8_OPCODE) {
-		if (opsize || (!rex && (op & 7) >= REG_SP))
+		if (opsize)
 			return false;
 		shape->size = 1;
 	} else if ((op & 0xf8) == MOV_IMM_OPCODE) {
@@ -107,7 +117,8 @@ static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape 
 		return false;
 	}
 	shape->reg = (op & 7) | ((rex & REX_B) ? 8 : 0);
-	if (shape->reg == REG_SP || i + shape->size != len)
+	/* Register 4 of a byte mov is %ah without REX, %spl with. */
+	if ((shape->reg == REG_SP && (shape->size != 1 || rex)) || i + shape->size != len)
 		return false;
 
 	shape->kind = POKE_MOV;
@@ -148,7 +159,14 @@ static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
 			return -EINVAL;
 		return text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
 	}
-	text_poke_loc_init(tp, site->addr, site->new, site->len, NULL);
+	/*
+	 * A slot that becomes the head of a long NOP runs, while it is
+	 * rewritten, as the 2-byte NOP: the site's pattern after it, whose
+	 * immediate is 0 in a site that can take that slot, goes on to the
+	 * end of the site as the long NOP would.
+	 */
+	text_poke_loc_init(tp, site->addr, site->new, site->len,
+			   poke_slot_is_nop_head(site->new) ? x86_nops[JMP8_INSN_SIZE] : NULL);
 	return 0;
 }
 

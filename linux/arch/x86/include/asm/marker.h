@@ -8,7 +8,6 @@
  * CONFIG_MARKER_SITES, never directly.
  */
 
-#include <linux/immediate.h>
 #include <linux/objtool.h>
 #include <linux/site_table.h>
 #include <linux/stringify.h>
@@ -24,26 +23,33 @@ struct marker;
  * %l[l_on], so whatever the jump slot is patched to, control only takes
  * edges the compiler knows about. "eax" and "cc" are clobbered on both. The
  * slot is built as a 2-byte NOP (objtool sees no unreachable code) and
- * rewritten to "off" before the site runs.
+ * rewritten before the site runs (see <linux/marker.h> for the states).
  *
- * Two records: the site in __marker_sites (the slot, and the length of the
- * whole pattern, which kprobes must leave alone), and the mov in __imv, as
- * a site of the immediate value @marker->enabled. Neither makes the code an
- * indirect branch target.
+ * The immediate goes to %ah on purpose: "movb $imm8, %ah" is b4 ib, and
+ * 0xb4 read as a ModRM byte (mod 10, r/m 100) takes a SIB byte and a
+ * 32-bit displacement. So with 0f 1f in the slot, the 8 bytes of a site
+ * whose jne is short are one instruction, "nopl disp32(base,index)",
+ * whatever its immediate and the jne's displacement: a site that is off
+ * runs one NOP, as a static branch that is off does.
+ *
+ * One record, in __marker_sites: the slot, and the length of the whole
+ * pattern, which kprobes must leave alone. The immediate is not an
+ * immediate value of <linux/immediate.h>: the markers core writes it
+ * itself, only in sites that can never be that NOP (see
+ * arch/x86/kernel/marker.c). Nothing makes the code an indirect branch
+ * target.
  */
 static __always_inline bool arch_marker_site(struct marker *marker)
 {
 	asm goto(ANNOTATE_NOENDBR
 		 "1:	.byte 0x66, 0x90\n\t"
-		 ANNOTATE_NOENDBR
-		 "2:	movb $0, %%al\n\t"
-		 "	testb %%al, %%al\n\t"
+		 "	movb $0, %%ah\n\t"
+		 "	testb %%ah, %%ah\n\t"
 		 "	jne %l[l_on]\n\t"
-		 "3:\n\t"
-		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "3b - 1b",
+		 "2:\n\t"
+		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "2b - 1b",
 				__stringify(MARKER_ENTRY_SITE))
-		 IMV_SITE_ENTRY("2b", "%c1", "2", "1")
-		 : : "i" (marker), "i" (&marker->enabled) : "eax", "cc" : l_on);
+		 : : "i" (marker) : "eax", "cc" : l_on);
 	return false;
 l_on:
 	return true;

@@ -16,8 +16,11 @@
  *
  * A site is "mov $imm, %reg" (opcodes b0-bf, optional 0x66 and REX
  * prefixes; @old and @new differ only in the immediate), a 2-byte jump
- * slot ("jmp rel8" or the 2-byte NOP "66 90", in any combination) or a
- * "call rel32".
+ * slot ("jmp rel8", the 2-byte NOP "66 90", or "0f 1f", the head of a
+ * long NOP whose other bytes are the instructions that follow, in any
+ * combination) or a "call rel32". While a slot becomes "0f 1f", a CPU
+ * that hits it goes on as from the 2-byte NOP: the instructions after it
+ * must do what the long NOP does.
  */
 struct poke_site {
 	void *addr;
