@@ -545,10 +545,14 @@ def cmd_bench_silicon(args) -> Status:
 	link_build(build)
 	outdir = fresh_outdir('bench-silicon')
 	result = silicon.run_all(build, outdir, args.rounds or silicon.ROUNDS)
+	goals = [bench.Target(*t) for t in silicon.off_targets(result)]
 	table_path = outdir / 'table.txt'
-	table_path.write_text('\n'.join(silicon.table(result)) + '\n')
+	table_path.write_text('\n'.join(silicon.table(result)) + '\n\n' +
+			      '\n'.join(silicon.on_table(result)) + '\n\n' +
+			      bench.targets_text(goals) + '\n')
+	(outdir / 'silicon.json').write_text(silicon.to_json(result))
 	print(table_path.read_text(), end='')
-	log(f'table in {table_path}')
+	log(f'table in {table_path}, rows in {outdir / "silicon.json"}')
 	return Status.SUCCESS
 
 

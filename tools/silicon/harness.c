@@ -3,35 +3,52 @@
  * The silicon mode of the markers benchmark: times, on the host's own CPU,
  * the functions of lib/markers_bench/real.c as the kernel runs them.
  * tools/wb/silicon.py links the benchmark module's object, as kbuild and
- * objtool made it for the benchmark kernel, with this file and a stub for
- * every kernel symbol it names (a stub that runs traps). Before timing,
- * this file does to that code what the kernel does to its text at boot:
+ * objtool made it for the benchmark kernel, the markers core's iterators
+ * (kernel/marker.o, arch/x86/kernel/marker_pair.o) and setup.c, all built
+ * by kbuild's commands, with this file and a stub for every kernel symbol
+ * they name (a stub that runs traps). Before timing, this file does to
+ * that code what the kernel does to its text at boot, as on a CPU whose
+ * mitigations need no thunk (eIBRS):
  *
- *  - the returns (.return_sites, renamed wb_return_sites) become "ret",
- *    as on a CPU that needs no return thunk;
+ *  - the returns (.return_sites) become "ret";
+ *  - the calls and jumps through retpoline thunks (.retpoline_sites)
+ *    become indirect calls and jumps;
  *  - the calls of __fentry__ (__mcount_loc) become 5-byte NOPs, as ftrace
- *    makes them at boot;
- *  - static branches stay as objtool left them: NOPs, keys off;
- *  - marker sites (__marker_sites) go from their bytes as built to each
- *    state asked for on the command line, whose bytes the workbench gives
- *    (tools/wb/silicon.py): those that arch/x86/kernel/marker.c writes.
+ *    makes them;
+ *  - static branches stay as objtool left them: NOPs, keys off.
  *
- * Usage: harness ROUNDS CALLS [NAME:CLASS=HEX,...]...
+ * Then it puts the sites in each state asked for on the command line, in
+ * turn, and times every variant of every function of real.c in each:
+ *
+ *  - NAME:CLASS=HEX,... the first bytes of every marker site of CLASS:
+ *    "near" (8 bytes, a short jne, a probe block that a jmp rel8 from the
+ *    slot reaches: <asm/marker.h>), "far" (any other), or a length ("8",
+ *    "12"); the workbench gives the bytes arch/x86/kernel/marker.c writes;
+ *  - NAME:on=STATE,tp=N: the markers of real.c on, with the probes and
+ *    call target of STATE (setup.c), their sites as the kernel puts them
+ *    (a near slot jumps to the probe block, a far immediate is 1), and
+ *    the tracepoint of real.c with N probes: its static key on, its
+ *    static calls to its probe (N = 1) or its iterator.
+ *
+ * Usage: harness ROUNDS CALLS STATE...
  *
  * Prints the bytes of every marker site in each state ("site STATE CLASS
- * LEN BYTES"), then one line per timed run: "run ROUND FN VARIANT TICKS",
- * TSC ticks for CALLS calls of function FN of real.c built with VARIANT,
- * a marker's as "mark@STATE". Every run of a round is timed once, in a new
- * order each round.
+ * LEN BYTES"), then one line per timed run: "run ROUND FN VARIANT@STATE
+ * TICKS", TSC ticks for CALLS calls of function FN of real.c built with
+ * VARIANT, in STATE. In each round the states come in turn, and in each
+ * state the variants of a function run one after another, in a new order.
  */
 
 #define _GNU_SOURCE
+#include <asm/prctl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
 
@@ -46,6 +63,23 @@ struct site_entry {
 
 /* <linux/marker.h>: what an entry of __marker_sites is. */
 #define MARKER_ENTRY_SITE	0
+#define MARKER_ENTRY_CALL	1
+
+/* <asm/jump_label.h>, CONFIG_HAVE_ARCH_JUMP_LABEL_RELATIVE: struct jump_entry. */
+struct jump_entry {
+	int32_t code;
+	int32_t target;
+	long key;
+};
+
+/* <linux/static_call_types.h>: struct static_call_site. */
+struct static_call_site {
+	int32_t addr;
+	int32_t key;
+};
+
+#define STATIC_CALL_SITE_TAIL	1L
+#define STATIC_CALL_SITE_FLAGS	3L
 
 /* lib/markers_bench/bench.h: struct bench_real. */
 struct bench_real {
@@ -56,9 +90,38 @@ struct bench_real {
 
 const struct bench_real *bench_real_fns(unsigned int *nr);
 
+/* setup.c, built as the kernel is. */
+struct wb_on {
+	void *target;
+	void *data;
+};
+
+void wb_setup_cpu(void);
+const char *wb_state_name(unsigned int i);
+int wb_marker_on(void *marker, unsigned int state, struct wb_on *on);
+void wb_marker_off(void *marker);
+void wb_tracepoint_on(unsigned int nr, struct wb_on *on, void **key);
+
+/* stubs.S: the retpoline thunks the objects call, each with its register. */
+struct wb_thunk {
+	void *addr;
+	long reg;
+};
+
+extern struct wb_thunk __start_wb_thunks[], __stop_wb_thunks[];
+
+/* stubs.S: the size of the per-CPU area, whose offsets per-CPU variables are. */
+extern char wb_percpu_size[];
+
 extern struct site_entry __start___marker_sites[], __stop___marker_sites[];
+extern struct jump_entry __start___jump_table[], __stop___jump_table[];
+extern struct static_call_site __start_wb_static_call_sites[], __stop_wb_static_call_sites[];
 extern int32_t __start_wb_return_sites[], __stop_wb_return_sites[];
+extern int32_t __start_wb_retpoline_sites[], __stop_wb_retpoline_sites[];
 extern uintptr_t __start___mcount_loc[], __stop___mcount_loc[];
+
+/* The marker of the sites of real.c. */
+#define REAL_MARKER	"bench_real"
 
 static void fail(const char *what)
 {
@@ -66,7 +129,15 @@ static void fail(const char *what)
 	exit(2);
 }
 
-/* Makes the program's own text writable (it has no other executable mapping). */
+static void die(const char *what, const void *addr)
+{
+	fprintf(stderr, "harness: %s at %p: %02x\n", what, addr, *(const uint8_t *)addr);
+	exit(2);
+}
+
+/* The program's text (its only executable mapping): made writable, kept. */
+static uint8_t *text_start, *text_end, *text_copy;
+
 static void text_writable(void)
 {
 	unsigned long start, end;
@@ -79,15 +150,76 @@ static void text_writable(void)
 		if (sscanf(line, "%lx-%lx %7s", &start, &end, perms) != 3 || perms[2] != 'x' ||
 		    strstr(line, "[v"))
 			continue;
+		if (text_start) {
+			fprintf(stderr, "harness: two executable mappings\n");
+			exit(2);
+		}
 		if (mprotect((void *)start, end - start, PROT_READ | PROT_WRITE | PROT_EXEC))
 			fail("mprotect");
+		text_start = (uint8_t *)start;
+		text_end = (uint8_t *)end;
 	}
 	fclose(maps);
+}
+
+/* Saves the text as the boot fixups left it; puts it back. */
+static void text_save(void)
+{
+	text_copy = malloc(text_end - text_start);
+	if (!text_copy)
+		fail("malloc");
+	memcpy(text_copy, text_start, text_end - text_start);
+}
+
+static void text_restore(void)
+{
+	memcpy(text_start, text_copy, text_end - text_start);
+}
+
+/*
+ * This CPU's per-CPU area, as %gs points at it in the kernel: per-CPU
+ * variables are offsets into it, and its byte 0x28 the stack protector's
+ * canary.
+ */
+static void percpu_setup(void)
+{
+	void *area = mmap(NULL, (size_t)wb_percpu_size, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (area == MAP_FAILED)
+		fail("mmap");
+	if (syscall(SYS_arch_prctl, ARCH_SET_GS, area))
+		fail("arch_prctl(ARCH_SET_GS)");
 }
 
 static void *rel(const int32_t *field)
 {
 	return (char *)field + *field;
+}
+
+/* Writes "jmp rel8" or "jmp rel32" (@len 2 or 5) at @insn to @to. */
+static void write_jump(uint8_t *insn, unsigned int len, const void *to)
+{
+	long d = (const uint8_t *)to - (insn + len);
+
+	if (len == 2) {
+		if (d < -128 || d > 127)
+			die("jump out of reach", insn);
+		insn[0] = 0xeb;
+		insn[1] = d;
+		return;
+	}
+	insn[0] = 0xe9;
+	memcpy(insn + 1, &(int32_t){ d }, 4);
+}
+
+/* Writes "call rel32" (or with @tail "jmp rel32") at @insn to @to. */
+static void write_call(uint8_t *insn, const void *to, bool tail)
+{
+	int32_t d = (const uint8_t *)to - (insn + 5);
+
+	insn[0] = tail ? 0xe9 : 0xe8;
+	memcpy(insn + 1, &d, 4);
 }
 
 /* "jmp __x86_return_thunk" (5 bytes) -> "ret; int3; int3; int3; int3". */
@@ -99,11 +231,43 @@ static void apply_returns(void)
 	for (s = __start_wb_return_sites; s < __stop_wb_return_sites; s++) {
 		uint8_t *insn = rel(s);
 
-		if (insn[0] != 0xe9) {
-			fprintf(stderr, "harness: return site %p is %02x\n", (void *)insn, insn[0]);
-			exit(2);
-		}
+		if (insn[0] != 0xe9)
+			die("unexpected return site", insn);
 		memcpy(insn, ret, sizeof(ret));
+	}
+}
+
+/*
+ * "[cs] call/jmp __x86_indirect_thunk_REG" -> "call/jmp *%REG", padded
+ * with NOPs, as the kernel's apply_retpolines() does without retpolines.
+ */
+static void apply_retpolines(void)
+{
+	static const uint8_t nops[][4] = { {}, { 0x90 }, { 0x66, 0x90 }, { 0x0f, 0x1f, 0x00 },
+					  { 0x0f, 0x1f, 0x40, 0x00 } };
+	int32_t *s;
+
+	for (s = __start_wb_retpoline_sites; s < __stop_wb_retpoline_sites; s++) {
+		uint8_t *insn = rel(s), *op = insn + (insn[0] == 0x2e);
+		unsigned int len = op - insn + 5, n = 0;
+		struct wb_thunk *t;
+		uint8_t new[6];
+		int32_t d;
+
+		if (op[0] != 0xe8 && op[0] != 0xe9)
+			die("unexpected retpoline site", insn);
+		memcpy(&d, op + 1, 4);
+		for (t = __start_wb_thunks; t < __stop_wb_thunks; t++)
+			if (t->addr == op + 5 + d)
+				break;
+		if (t == __stop_wb_thunks)
+			die("retpoline site to no thunk", insn);
+		if (t->reg >= 8)
+			new[n++] = 0x41;
+		new[n++] = 0xff;
+		new[n++] = (op[0] == 0xe8 ? 0xd0 : 0xe0) | (t->reg & 7);
+		memcpy(new + n, nops[len - n], len - n);
+		memcpy(insn, new, len);
 	}
 }
 
@@ -116,20 +280,16 @@ static void apply_mcount(void)
 	for (s = __start___mcount_loc; s < __stop___mcount_loc; s++) {
 		uint8_t *insn = (uint8_t *)*s;
 
-		if (insn[0] != 0xe8) {
-			fprintf(stderr, "harness: mcount site %p is %02x\n", (void *)insn, insn[0]);
-			exit(2);
-		}
+		if (insn[0] != 0xe8)
+			die("unexpected mcount site", insn);
 		memcpy(insn, nop5, sizeof(nop5));
 	}
 }
 
 /*
- * A state of marker sites, as given on the command line: NAME:RULE,...
- * where each RULE is CLASS=HEX, the first bytes of every site of CLASS
- * in that state: "near" (8 bytes, a short jne, a probe block that a jmp
- * rel8 from the slot reaches: <asm/marker.h>), "far" (any other), or a
- * length ("8", "12"). A site that no rule names keeps its bytes as built.
+ * A state of the sites, as given on the command line: site rules (CLASS
+ * and the first bytes), or a state of setup.c for the markers of real.c
+ * and a number of probes for its tracepoint.
  */
 struct site_rule {
 	char class[8];
@@ -141,6 +301,9 @@ struct site_state {
 	char name[32];
 	struct site_rule rule[4];
 	unsigned int nr;
+	char on[16];		/* a state of setup.c, or "" */
+	unsigned int on_index;	/* its index there */
+	unsigned int tp;	/* probes of the tracepoint */
 };
 
 static int parse_rule(const char *arg, size_t len, struct site_rule *r)
@@ -175,6 +338,14 @@ static int parse_state(const char *arg, struct site_state *st)
 	if (!colon || colon == arg || colon - arg >= (long)sizeof(st->name))
 		return -1;
 	memcpy(st->name, arg, colon - arg);
+	if (sscanf(colon + 1, "on=%15[a-z0-9_],tp=%u", st->on, &st->tp) == 2) {
+		const char *name;
+
+		for (st->on_index = 0; (name = wb_state_name(st->on_index)); st->on_index++)
+			if (!strcmp(name, st->on))
+				return 0;
+		return -1;
+	}
 	for (p = colon + 1; *p; ) {
 		size_t len = strcspn(p, ",");
 
@@ -195,49 +366,110 @@ static uint8_t *site_block(const uint8_t *code, unsigned int len)
 	return NULL;
 }
 
-static const char *site_class(const uint8_t *code, unsigned int len)
+static bool site_near(const uint8_t *code, unsigned int len)
 {
 	uint8_t *block = site_block(code, len);
-	long rel = block - (code + 2);
+	long d = block - (code + 2);
 
-	return block && len == 8 && rel >= -128 && rel <= 127 ? "near" : "far";
+	return block && len == 8 && d >= -128 && d <= 127;
 }
 
-/* The bytes of every marker site as built, to put back between states. */
-static uint8_t *built;
-
-static void save_sites(void)
+/* The name of a marker: the first field of struct marker. */
+static bool real_marker(const struct site_entry *e)
 {
-	size_t n = __stop___marker_sites - __start___marker_sites;
-	struct site_entry *e;
+	return !strcmp(*(const char **)rel(&e->key), REAL_MARKER);
+}
 
-	built = calloc(n, 16);
-	if (!built)
-		fail("calloc");
-	for (e = __start___marker_sites; e < __stop___marker_sites; e++)
-		if (e->code && e->size == MARKER_ENTRY_SITE)
-			memcpy(built + 16 * (e - __start___marker_sites), rel(&e->code), e->len);
+/* A site or call of the marker of real.c on, as the kernel switches it. */
+static void marker_entry_on(const struct site_entry *e, const struct wb_on *on)
+{
+	uint8_t *code = rel(&e->code);
+
+	if (e->size == MARKER_ENTRY_CALL) {
+		if (code[0] != 0xe8)
+			die("unexpected recorded call", code);
+		write_call(code, on->target, false);
+	} else if (site_near(code, e->len)) {
+		write_jump(code, 2, site_block(code, e->len));
+	} else {
+		code[3] = 1;
+	}
 }
 
 /*
- * Puts every marker site in state @st (NULL: as built); with @show, prints
- * each site's class and bytes.
+ * The markers of real.c on in state @name of setup.c, each site and call
+ * as the kernel writes them; the tracepoint of real.c with @tp probes.
  */
-static void apply_state(const struct site_state *st, int show)
+static void apply_on(unsigned int state, unsigned int tp)
+{
+	struct static_call_site *sc;
+	struct site_entry *e;
+	struct jump_entry *j;
+	struct wb_on on;
+	void *key;
+
+	for (e = __start___marker_sites; e < __stop___marker_sites; e++) {
+		if (!e->code || !real_marker(e))
+			continue;
+		if (wb_marker_on(rel(&e->key), state, &on)) {
+			fprintf(stderr, "harness: no state %u in setup.c\n", state);
+			exit(2);
+		}
+		marker_entry_on(e, &on);
+	}
+	wb_tracepoint_on(tp, &on, &key);
+	if (!tp)
+		return;
+	for (j = __start___jump_table; j < __stop___jump_table; j++) {
+		uint8_t *code = rel(&j->code);
+
+		if ((void *)(((long)&j->key + j->key) & ~3L) != key)
+			continue;
+		write_jump(code, code[0] == 0x66 ? 2 : 5, rel(&j->target));
+	}
+	for (sc = __start_wb_static_call_sites; sc < __stop_wb_static_call_sites; sc++) {
+		long k = (long)&sc->key + sc->key;
+
+		if ((void *)(k & ~STATIC_CALL_SITE_FLAGS) == on.data)
+			write_call(rel(&sc->addr), on.target, k & STATIC_CALL_SITE_TAIL);
+	}
+}
+
+/* Every marker of real.c and the tracepoint of real.c off, as at boot. */
+static void all_off(void)
+{
+	struct site_entry *e;
+	struct wb_on on;
+	void *key;
+
+	for (e = __start___marker_sites; e < __stop___marker_sites; e++)
+		if (e->code && real_marker(e))
+			wb_marker_off(rel(&e->key));
+	wb_tracepoint_on(0, &on, &key);
+}
+
+/*
+ * Puts the text back as the boot fixups left it, then puts every site in
+ * state @st (NULL: as built); with @show, prints each marker site.
+ */
+static void apply_state(const struct site_state *st, bool show)
 {
 	struct site_entry *e;
 	unsigned int i, k;
 
+	text_restore();
+	all_off();
+	if (st && st->on[0])
+		apply_on(st->on_index, st->tp);
 	for (e = __start___marker_sites; e < __stop___marker_sites; e++) {
-		uint8_t *code;
 		const char *class;
+		uint8_t *code;
 		char len[4];
 
 		if (e->size != MARKER_ENTRY_SITE || !e->code)
 			continue;
 		code = rel(&e->code);
-		memcpy(code, built + 16 * (e - __start___marker_sites), e->len);
-		class = site_class(code, e->len);
+		class = site_near(code, e->len) ? "near" : "far";
 		snprintf(len, sizeof(len), "%u", e->len);
 		for (i = 0; st && i < st->nr; i++) {
 			if (!strcmp(st->rule[i].class, class) || !strcmp(st->rule[i].class, len)) {
@@ -287,8 +519,7 @@ static void time_round(const struct bench_real *fns, unsigned int nr, unsigned i
 		for (j = i; j < k; j++) {
 			const struct bench_real *f = &fns[order[j]];
 
-			printf("run %u %s %s%s%s %llu\n", round, f->fn, f->variant,
-			       state ? "@" : "", state ? state : "",
+			printf("run %u %s %s@%s %llu\n", round, f->fn, f->variant, state,
 			       (unsigned long long)time_calls(f->call, calls));
 		}
 	}
@@ -296,30 +527,34 @@ static void time_round(const struct bench_real *fns, unsigned int nr, unsigned i
 
 int main(int argc, char **argv)
 {
-	unsigned int rounds, calls, nr, nr_states = 0, r, i;
-	struct site_state states[8];
+	unsigned int rounds, calls, nr, nr_states = 0, r, i, k;
+	struct site_state states[32];
 	const struct bench_real *fns;
 	unsigned int *order;
 
-	if (argc < 3) {
-		fprintf(stderr, "usage: %s ROUNDS CALLS [NAME:CLASS=HEX,...]...\n", argv[0]);
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s ROUNDS CALLS STATE...\n", argv[0]);
 		return 2;
 	}
 	rounds = strtoul(argv[1], NULL, 10);
 	calls = strtoul(argv[2], NULL, 10);
+	/* The kernel's code runs once its text is as at boot, no earlier. */
+	text_writable();
+	apply_returns();
+	apply_retpolines();
+	apply_mcount();
+	text_save();
+	percpu_setup();
+	wb_setup_cpu();
 	for (i = 3; i < (unsigned int)argc; i++) {
-		if (nr_states == 8 || parse_state(argv[i], &states[nr_states++])) {
+		if (nr_states == 32 || parse_state(argv[i], &states[nr_states++])) {
 			fprintf(stderr, "harness: bad site state %s\n", argv[i]);
 			return 2;
 		}
 	}
-	text_writable();
-	apply_returns();
-	apply_mcount();
-	save_sites();
-	apply_state(NULL, 1);
+	apply_state(NULL, true);
 	for (i = 0; i < nr_states; i++)
-		apply_state(&states[i], 1);
+		apply_state(&states[i], true);
 
 	fns = bench_real_fns(&nr);
 	order = calloc(nr, sizeof(*order));
@@ -329,20 +564,17 @@ int main(int argc, char **argv)
 		order[i] = i;
 	/*
 	 * Each round puts the sites in each state in turn, runs every
-	 * variant once to warm up, then times each: text is only written
-	 * between the timed runs of two states, and what a variant adds is
-	 * measured against runs close in time, in the same state.
+	 * variant to warm up, then times each: text is only written between
+	 * the timed runs of two states, and what a variant adds is measured
+	 * against runs close in time, in the same state.
 	 */
 	srand(1);
 	for (r = 0; r < rounds; r++) {
-		for (i = 0; i < (nr_states ? nr_states : 1); i++) {
-			const struct site_state *st = nr_states ? &states[i] : NULL;
-			unsigned int k;
-
-			apply_state(st, 0);
+		for (i = 0; i < nr_states; i++) {
+			apply_state(&states[i], false);
 			for (k = 0; k < nr; k++)
 				time_calls(fns[k].call, calls / 4);
-			time_round(fns, nr, order, r, st ? st->name : NULL, calls);
+			time_round(fns, nr, order, r, states[i].name, calls);
 		}
 	}
 	return 0;

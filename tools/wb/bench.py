@@ -465,7 +465,7 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 	json_path.write_text(json.dumps(doc, indent=1) + '\n')
 	table_path = outdir / 'table.txt'
 	report = [table(icount, wall, fp, text), '\n'.join(silicon.table(on_silicon)),
-		  targets_text(goals)]
+		  '\n'.join(silicon.on_table(on_silicon)), targets_text(goals)]
 	for name, rows in other_rows.items():
 		report += [other_table(name, rows, icount),
 			   targets_text(other_goals[name]).replace('targets:', f'targets, {name}:', 1)]

@@ -1,18 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's silicon rows: the functions of lib/markers_bench/real.c,
-timed on the host's own CPU.
+timed on the host's own CPU, off and on.
 
 TCG counts guest instructions and models no front end, no branch predictor
 and no cache: it cannot tell a taken jump from a NOP. These rows run the
 benchmark kernel's own code on the host: the module object that kbuild
-linked and objtool processed (lib/markers_bench/markers_bench.o), linked
-into a user-space program with tools/silicon/harness.c and a stub for every
-kernel symbol it names. The code model is the kernel's (-mcmodel=kernel
-uses sign-extended 32-bit addresses, which the program's low addresses
-satisfy), so every instruction is the one the kernel runs; the harness
-only does what the kernel does to its text at boot (returns, calls of
-__fentry__, marker sites: see harness.c). A stub that runs traps: no row
-runs code the kernel would not.
+linked and objtool processed (lib/markers_bench/markers_bench.o), the
+markers core's iterators and the pair and triple (kernel/marker.o,
+arch/x86/kernel/marker_pair.o, run through objtool as vmlinux's link
+would), and tools/silicon/setup.c, compiled with kbuild's command for
+real.c: the probes, and the state the markers and tracepoint cores give
+them. They are linked into a user-space program with
+tools/silicon/harness.c and a stub for every kernel symbol they name. The
+code model is the kernel's (-mcmodel=kernel uses sign-extended 32-bit
+addresses, which the program's low addresses satisfy), per-CPU variables
+are offsets from %gs as in the kernel, so every instruction is the one the
+kernel runs; the harness only does what the kernel does to its text at
+boot (returns, retpolines, calls of __fentry__) and to switch sites: see
+harness.c. A stub that runs traps: no row runs code the kernel would not.
 
 Where code sits moves its cost: a loop that crosses a 64-byte line or a
 32-byte fetch window costs more, whatever the site in front of it, and
@@ -24,18 +29,20 @@ in a 64-byte line.
 
 A program times every variant of every function of real.c (none: no
 instrumentation), for CALLS calls, ROUNDS times. Each round puts the
-marker sites in each state of SITE_STATES in turn, then times all the
-variants of one function after another, in a new order: what a variant
-adds is its time minus that of "none" in the same round and state. A row
-gives, in TSC ticks per call (the TSC is invariant on the CPUs this runs
-on: constant_tsc, nonstop_tsc), the minimum and the median over the
-rounds, the median of what it adds, and the median of its ratio to the
-static branch and to the tracepoint of the same round.
+sites in each state of SITE_STATES and ON_STATES in turn, then times all
+the variants of one function after another, in a new order: what a
+variant adds is its time minus that of "none" in the same round and
+state. A row gives, in TSC ticks per call (the TSC is invariant on the
+CPUs this runs on: constant_tsc, nonstop_tsc), the minimum and the median
+over the rounds, the median of what it adds, and the median of its ratio
+to the static branch and to the tracepoint of the same round.
 """
 
+import json
 import re
+import shutil
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
@@ -45,11 +52,33 @@ from .kbuild import Build
 from .shell import WorkbenchError, log, output, run
 
 HARNESS = settings.REPO / 'tools/silicon/harness.c'
+SETUP = settings.REPO / 'tools/silicon/setup.c'
 MODULE_OBJECT = 'lib/markers_bench/markers_bench.o'
+# The markers core's iterators and the pair and the triple, in vmlinux:
+# objtool only processes those at vmlinux's link, so the harness runs it
+# on a copy of each with the options of the module's objtool run that an
+# object of its own takes (not --ibt, which wants a linked object, nor
+# --orc, of no use here).
+KERNEL_OBJECTS = ('kernel/marker.o', 'arch/x86/kernel/marker_pair.o')
+OBJTOOL_DROPPED = ('--ibt', '--orc', '--link', '--module')
+# Where setup.c borrows its compiler command from.
+SETUP_LIKE = 'lib/markers_bench/real.o'
 # Sections the harness walks, renamed so that the linker gives them
 # __start_/__stop_ symbols; the module's text, placed on its own.
-RENAMED_SECTIONS = (('.return_sites', 'wb_return_sites'), ('.text', 'wb_module_text'))
+RENAMED_SECTIONS = (('.return_sites', 'wb_return_sites'),
+		    ('.retpoline_sites', 'wb_retpoline_sites'),
+		    ('.static_call_sites', 'wb_static_call_sites'))
+MODULE_TEXT = ('.text', 'wb_module_text')
 STUB_PREFIX = 'wb_kernel_'
+THUNK = re.compile(r'^__x86_indirect_thunk_(\w+)$')
+# Per-CPU variables are offsets into the CPU's area, which %gs points at
+# (x86-64's per-CPU section is linked at 0): the harness gives them
+# offsets in an area of its own, past the first page, whose byte 0x28 is
+# the stack protector's canary (fixed_percpu_data). Aliases share one.
+PERCPU_PAGE = 0x1000
+PERCPU_ALIASES = {'const_pcpu_hot': 'pcpu_hot'}
+REGISTERS = ('rax', 'rcx', 'rdx', 'rbx', 'rsp', 'rbp', 'rsi', 'rdi',
+	     'r8', 'r9', 'r10', 'r11', 'r12', 'r13', 'r14', 'r15')
 
 PLACEMENTS = (0, 8, 16, 24, 32, 40, 48, 56)
 ROUNDS = 3000
@@ -66,6 +95,19 @@ CALLS = 1000
 # pattern.
 SITE_STATES = (('off', 'near=0f1f'), ('pattern', '8=6690,12=6690'),
 	       ('v3_off', '8=eb06,12=eb0a'))
+# The states of the enabled rows (harness.c, setup.c): the markers of
+# real.c with empty probes, their recorded calls at each target the
+# registry uses, and the tracepoint of real.c with as many empty probes
+# (its static call straight to a lone probe, else to its iterator). The
+# marker rows of each are against "none" and the tracepoint of the same
+# state.
+ON_STATES = (('on_direct', 'on=direct,tp=1'), ('on_iter1', 'on=iter1,tp=1'),
+	     ('on_regs1', 'on=regs1,tp=1'),
+	     ('on_pair', 'on=pair,tp=2'), ('on_iter2', 'on=iter2,tp=2'),
+	     ('on_regs2', 'on=regs2,tp=2'),
+	     ('on_triple', 'on=triple,tp=3'), ('on_iter3', 'on=iter3,tp=3'),
+	     ('on_regs3', 'on=regs3,tp=3'),
+	     ('on_va_one', 'on=va_one,tp=1'), ('on_va_iter', 'on=va_iter,tp=1'))
 
 FUNCTIONS = ('csum', 'find', 'account')
 VARIANTS = ('none', 'mark', 'static_branch', 'static_branch_probe', 'tracepoint', 'plain',
@@ -108,42 +150,105 @@ def cpu_name() -> str:
 		f'{info["invariant tsc"]}')
 
 
-def _undefined(obj: Path) -> Dict[str, bool]:
-	"""The symbols @obj names without defining them, each with whether a
-	call (a PLT32 relocation) names it, which makes it a function."""
-	symbols = {}
-	for line in output(['nm', '-u', str(obj)]).splitlines():
-		symbols[line.split()[-1]] = False
-	for line in output(['readelf', '-r', '-W', str(obj)]).splitlines():
-		fields = line.split()
-		if len(fields) >= 5 and fields[2] == 'R_X86_64_PLT32':
-			name = fields[4].split('+')[0].split('-')[0]
-			if name in symbols:
-				symbols[name] = True
-	return symbols
+def _undefined(objs: Sequence[Path]) -> Dict[str, bool]:
+	"""The symbols that @objs name and none of them defines, each with
+	whether a call (a PLT32 relocation) names it, which makes it a
+	function."""
+	symbols, defined = {}, set()
+	for obj in objs:
+		for line in output(['nm', str(obj)]).splitlines():
+			fields = line.split()
+			if fields[-2] in ('U', 'w', 'v'):
+				symbols.setdefault(fields[-1], False)
+			elif fields[-2] in 'TDBRtdbrVWvw' and fields[-2].isupper():
+				defined.add(fields[-1])
+		for line in output(['readelf', '-r', '-W', str(obj)]).splitlines():
+			fields = line.split()
+			if len(fields) >= 5 and fields[2] == 'R_X86_64_PLT32':
+				name = fields[4].split('+')[0].split('-')[0]
+				if name in symbols:
+					symbols[name] = True
+	return {name: f for name, f in symbols.items() if name not in defined}
 
 
-def _stubs(symbols: Dict[str, bool]) -> str:
-	"""Assembly defining each of @symbols: a function that traps (ud2), or
-	4 KiB of zeroed data."""
-	lines = ['\t.text']
+def _percpu(objs: Sequence[Path]) -> set:
+	"""The symbols that @objs address through %gs: per-CPU variables."""
+	found = set()
+	for obj in objs:
+		lines = output(['objdump', '-dr', str(obj)]).splitlines()
+		for i, line in enumerate(lines):
+			if '%gs:' not in line:
+				continue
+			for follow in lines[i + 1:i + 3]:
+				m = re.search(r'R_X86_64_\w+\s+([A-Za-z_][\w.]*)', follow)
+				if m:
+					found.add(m.group(1))
+					break
+	return found
+
+
+def _stubs(symbols: Dict[str, bool], percpu: set) -> str:
+	"""Assembly defining each of @symbols, renamed with STUB_PREFIX: a
+	per-CPU variable as its offset in the harness's per-CPU area (and
+	wb_percpu_size, the size of that area), a function that traps (ud2),
+	or 4 KiB of zeroed data; and the table of the retpoline thunks among
+	them, with their registers (wb_thunks)."""
+	offsets = {}
+	for name in sorted(n for n in percpu if n in symbols and n not in PERCPU_ALIASES):
+		offsets[name] = PERCPU_PAGE * (len(offsets) + 1)
+	for alias, name in PERCPU_ALIASES.items():
+		if alias in symbols and name in offsets:
+			offsets[alias] = offsets[name]
+	lines = [f'\t.globl wb_percpu_size', f'\t.set wb_percpu_size, {PERCPU_PAGE * (len(offsets) + 1)}']
+	for name, offset in sorted(offsets.items()):
+		lines += [f'\t.globl {STUB_PREFIX}{name}', f'\t.set {STUB_PREFIX}{name}, {offset}']
+	symbols = {n: f for n, f in symbols.items() if n not in offsets}
+	lines.append('\t.text')
 	for name, is_function in sorted(symbols.items()):
 		if is_function:
-			lines += [f'\t.globl {name}', f'\t.type {name}, @function',
-				  '\t.p2align 4', f'{name}:', '\tud2']
+			stub = STUB_PREFIX + name
+			lines += [f'\t.globl {stub}', f'\t.type {stub}, @function',
+				  '\t.p2align 4', f'{stub}:', '\tud2']
 	lines.append('\t.bss')
 	for name, is_function in sorted(symbols.items()):
 		if not is_function:
-			lines += [f'\t.globl {name}', f'\t.type {name}, @object', '\t.p2align 6',
-				  f'{name}:', '\t.zero 4096']
+			stub = STUB_PREFIX + name
+			lines += [f'\t.globl {stub}', f'\t.type {stub}, @object', '\t.p2align 6',
+				  f'{stub}:', '\t.zero 4096']
+	lines.append('\t.section wb_thunks, "a"')
+	for name in sorted(symbols):
+		m = THUNK.match(name)
+		if m and m.group(1) in REGISTERS:
+			lines += [f'\t.quad {STUB_PREFIX}{name}', f'\t.quad {REGISTERS.index(m.group(1))}']
 	lines.append('\t.section .note.GNU-stack, "", @progbits')
 	return '\n'.join(lines) + '\n'
 
 
+def _objtool_options(build: Build) -> List[str]:
+	"""The options of objtool's run on the module, but OBJTOOL_DROPPED."""
+	cmd = (build.dir / 'lib/markers_bench/.markers_bench.o.cmd').read_text()
+	m = re.search(r'objtool/objtool((?: --[a-z_=-]+)+)', cmd)
+	if not m:
+		raise WorkbenchError('no objtool command in lib/markers_bench/.markers_bench.o.cmd')
+	return [o for o in m.group(1).split() if o not in OBJTOOL_DROPPED]
+
+
+def _compile_setup(build: Build, out: Path) -> None:
+	"""setup.c, with the command kbuild gave SETUP_LIKE."""
+	cmd_file = build.dir / Path(SETUP_LIKE).parent / f'.{Path(SETUP_LIKE).name}.cmd'
+	first = cmd_file.read_text().splitlines()[0]
+	cmd = first.split(':=', 1)[1].strip()
+	src = next(w for w in cmd.split() if w.endswith('/' + Path(SETUP_LIKE).stem + '.c'))
+	cmd = re.sub(r'-Wp,-MMD,\S+', '', cmd)
+	cmd = cmd.replace(f'-o {SETUP_LIKE} ', f'-o {out} ').replace(src, str(SETUP))
+	run(['sh', '-c', cmd], cwd=build.dir)
+
+
 def _placement(offset: int) -> str:
 	"""Assembly that starts the module's text @offset bytes into a page."""
-	return ('\t.section wb_module_text, "ax", @progbits\n\t.p2align 12\n'
-		f'\t.skip {offset}, 0xcc\n\t.section .note.GNU-stack, "", @progbits\n')
+	skip = f'\t.skip {offset}, 0xcc\n' if offset else ''
+	return ('\t.section wb_module_text, "ax", @progbits\n\t.p2align 12\n' + skip +
+		'\t.section .note.GNU-stack, "", @progbits\n')
 
 
 def link(build: Build, outdir: Path) -> Dict[int, Path]:
@@ -156,22 +261,39 @@ def link(build: Build, outdir: Path) -> Dict[int, Path]:
 		raise WorkbenchError(f'{obj}: missing; the benchmark kernel builds it '
 				     '(CONFIG_MARKERS_BENCH=m)')
 	outdir.mkdir(parents=True, exist_ok=True)
-	undefined = _undefined(obj)
+	# The kernel's objects, copied and run through objtool; setup.c.
+	objtool = [str(build.dir / 'tools/objtool/objtool'), *_objtool_options(build)]
+	kernel = []
+	for name in KERNEL_OBJECTS:
+		copy = outdir / Path(name).name
+		shutil.copyfile(build.dir / name, copy)
+		kernel.append(copy)
+	setup = outdir / 'setup.o'
+	_compile_setup(build, setup)
+	kernel.append(setup)
+	for copy in kernel:
+		run([*objtool, copy])
+	objs = [obj, *kernel]
+	undefined = _undefined(objs)
 	renames = outdir / 'renames.txt'
 	renames.write_text(''.join(f'{name} {STUB_PREFIX}{name}\n' for name in sorted(undefined)))
-	module = outdir / 'markers_bench.o'
 	sections = [arg for old, new in RENAMED_SECTIONS
 		    for arg in ('--rename-section', f'{old}={new}')]
-	run(['objcopy', *sections, f'--redefine-syms={renames}', obj, module])
+	module = outdir / 'markers_bench.o'
+	run(['objcopy', *sections, '--rename-section', '='.join(MODULE_TEXT),
+	     f'--redefine-syms={renames}', obj, module])
+	for copy in kernel:
+		run(['objcopy', *sections, f'--redefine-syms={renames}', copy])
 	stubs = outdir / 'stubs.S'
-	stubs.write_text(_stubs({STUB_PREFIX + name: f for name, f in undefined.items()}))
+	stubs.write_text(_stubs(undefined, {n.removeprefix(STUB_PREFIX)
+					    for n in _percpu([module, *kernel])}))
 	binaries = {}
 	for offset in PLACEMENTS:
 		pad = outdir / f'placement{offset}.S'
 		pad.write_text(_placement(offset))
 		binary = outdir / f'harness{offset}'
 		run(['gcc', '-O2', '-Wall', '-static', '-no-pie', '-o', binary, HARNESS, stubs, pad,
-		     module, '-Wl,-z,noexecstack'], cwd=outdir)
+		     module, *kernel, '-Wl,-z,noexecstack'], cwd=outdir)
 		binaries[offset] = binary
 	return binaries
 
@@ -180,7 +302,7 @@ def measure(binary: Path, rounds: int = ROUNDS, calls: int = CALLS) -> Tuple[Tim
 	"""Runs @binary on one CPU in SITE_STATES; returns the ticks per call of
 	each (function, variant@state) per round, and the sites it wrote, as
 	"STATE CLASS LEN BYTES"."""
-	states = [f'{name}:{rules}' for name, rules in SITE_STATES]
+	states = [f'{name}:{rules}' for name, rules in SITE_STATES + ON_STATES]
 	proc = run(['taskset', '-c', '1', binary, str(rounds), str(calls), *states],
 		   capture=True)
 	timings: Timings = defaultdict(list)
@@ -287,6 +409,56 @@ def table(result: Result) -> List[str]:
 	return lines
 
 
+# The call targets of the markers core, each against the C iterator for the
+# same probes: (target's state, iterator's state, what it stands for).
+TARGET_PAIRS = (('on_direct', 'on_iter1', 'one fast probe called straight'),
+		('on_regs1', 'on_iter1', 'marker_probe_iterate_regs(), one fast probe'),
+		('on_pair', 'on_iter2', 'marker_probe_pair(), two fast probes'),
+		('on_regs2', 'on_iter2', 'marker_probe_iterate_regs(), two fast probes'),
+		('on_triple', 'on_iter3', 'marker_probe_triple(), three fast probes'),
+		('on_regs3', 'on_iter3', 'marker_probe_iterate_regs(), three fast probes'),
+		('on_va_one', 'on_va_iter', 'marker_probe_va_one(), one va_list probe'))
+
+
+def on_table(result: Result) -> List[str]:
+	"""The enabled rows: per function and state, what the marker on adds
+	and what the tracepoint with as many probes adds, in the same state;
+	then what each call target saves against the C iterator."""
+	lines = ['silicon, enabled: what a marker on adds (its probes empty, its recorded call '
+		 'at the target named), and the tracepoint with as many empty probes, in the '
+		 'same rounds; TSC ticks per call, means over the placements',
+		 f'  {"function":<8} {"state":<11} {"marker":>8} {"tracepoint":>10} {"ratio":>6}']
+	for fn in FUNCTIONS:
+		for state, _ in ON_STATES:
+			m = result.combined.get((fn, f'mark@{state}'))
+			t = result.combined.get((fn, f'tracepoint@{state}'))
+			if not m or not t:
+				continue
+			lines.append(f'  {fn:<8} {state:<11} {m.added:>+8.2f} {t.added:>+10.2f} '
+				     f'{m.per_tracepoint:>6.3f}')
+	lines.append('  what each target saves against the C iterator (paired over the '
+		     'placements: mean, standard error), per function:')
+	for target, iterator, text in TARGET_PAIRS:
+		cells = []
+		for fn in FUNCTIONS:
+			if (fn, f'mark@{target}') not in result.combined:
+				continue
+			d, se = paired(result, fn, f'mark@{iterator}', f'mark@{target}')
+			cells.append(f'{fn} {d:+.2f} ({se:.2f})')
+		lines.append(f'    {text:<46} ' + ', '.join(cells))
+	return lines
+
+
+def target_savings(result: Result) -> Dict[str, List[Tuple[str, float, float]]]:
+	"""Per target state: (function, saving, standard error) against its
+	iterator, as on_table() prints them."""
+	out = {}
+	for target, iterator, _ in TARGET_PAIRS:
+		out[target] = [(fn, *paired(result, fn, f'mark@{iterator}', f'mark@{target}'))
+			       for fn in FUNCTIONS if (fn, f'mark@{target}') in result.combined]
+	return out
+
+
 def json_rows(result: Result) -> Dict[str, Tuple[float, str]]:
 	"""The rows for out/bench.json: silicon.<fn>.<variant>[.<state>].*"""
 	out = {}
@@ -332,3 +504,17 @@ def off_targets(result: Result) -> List[Tuple[str, str, bool]]:
 			out.append((f"silicon, {fn}: a marker off below v3's jump over the pattern",
 				    f'{d:+.2f} ticks less (standard error {se:.2f})', d > 2 * se))
 	return out
+
+
+def to_json(result: Result) -> str:
+	"""Every row of @result, per placement and combined, as JSON."""
+	def rows_of(rows: Dict[Tuple[str, str], Row]) -> dict:
+		return {f'{fn}.{variant}': vars(r) for (fn, variant), r in sorted(rows.items())}
+
+	return json.dumps({'cpu': result.cpu, 'rounds': result.rounds, 'calls': result.calls,
+			   'states': dict(SITE_STATES),
+			   'placements': {str(p): rows_of(r) for p, r in result.placements.items()},
+			   'combined': rows_of(result.combined),
+			   # "STATE CLASS LEN BYTES" of every site the harness wrote, counted
+			   'sites': dict(Counter(result.sites))},
+			  indent=1) + '\n'
