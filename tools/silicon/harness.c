@@ -35,8 +35,9 @@
  * Prints the bytes of every marker site in each state ("site STATE CLASS
  * LEN BYTES"), then one line per timed run: "run ROUND FN VARIANT@STATE
  * TICKS", TSC ticks for CALLS calls of function FN of real.c built with
- * VARIANT, in STATE. In each round the states come in turn, and in each
- * state the variants of a function run one after another, in a new order.
+ * VARIANT, in STATE. In each round the states come in turn, in a new
+ * order, and in each state the variants of a function run one after
+ * another, in a new order.
  */
 
 #define _GNU_SOURCE
@@ -563,13 +564,21 @@ int main(int argc, char **argv)
 	for (i = 0; i < nr; i++)
 		order[i] = i;
 	/*
-	 * Each round puts the sites in each state in turn, runs every
-	 * variant to warm up, then times each: text is only written between
-	 * the timed runs of two states, and what a variant adds is measured
+	 * Each round puts the sites in each state in turn, in a new order
+	 * (what ran before moves the branch predictors), runs every variant
+	 * to warm up, then times each: text is only written between the
+	 * timed runs of two states, and what a variant adds is measured
 	 * against runs close in time, in the same state.
 	 */
 	srand(1);
 	for (r = 0; r < rounds; r++) {
+		for (i = nr_states - 1; i > 0; i--) {
+			unsigned int j = rand() % (i + 1);
+			struct site_state t = states[i];
+
+			states[i] = states[j];
+			states[j] = t;
+		}
 		for (i = 0; i < nr_states; i++) {
 			apply_state(&states[i], false);
 			for (k = 0; k < nr; k++)
