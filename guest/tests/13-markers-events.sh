@@ -174,6 +174,7 @@ echo 0 > "$E/mev_pad/filter"
 # them back, "NAME: text", when its file is read.
 conv="mev_conv_int mev_conv_long mev_conv_flags mev_conv_ptr"
 conv="$conv mev_conv_short mev_conv_rest mev_conv_more"
+conv="$conv mev_plan_char mev_plan_mixed mev_plan_words mev_plan_four"
 echo > "$T/trace"
 for e in $conv; do echo 1 > "$E/$e/enable"; done
 fire conv
@@ -204,6 +205,13 @@ expect_eq "mev_conv_rest: each field's type and sign" \
 expect_eq "mev_conv_more: each field's type and sign" \
 	"unsigned int hho 0,u64 llo 0,unsigned long zx 0,unsigned long zX 0,unsigned long zo 0,int prec 1,__data_loc char[] sp 0," \
 	"$(signs mev_conv_more)"
+# A format of at most three scalars is stored by its event's plan, which
+# must put each value where the format file says: the char at 8, the s64
+# after it aligned to 16, the int at 24. Its line above shows the values.
+fields=$(grep -o 'field:[^;]*;.offset:[0-9]*;.size:[0-9]*;.signed:[01]' "$E/mev_plan_mixed/format" |
+	sed 's/^field://; s/;.offset:/ /; s/;.size:/ /; s/;.signed:/ /' | tail -n +5 | tr '\n' ',')
+expect_eq "mev_plan_mixed: the fields that its plan stores" \
+	"char c 8 1 1,s64 big 16 8 1,int n 24 4 1," "$fields"
 expect "a format with %pI4 has no event" test ! -e "$E/mev_refused"
 expect "events says why" sh -c "grep -q '^mev_refused .*no event: format \"addr %pI4\", at offset 5: %p extension reads what the pointer points to' $M/events"
 
@@ -237,9 +245,16 @@ if has_tool perf; then
 		"$(grep -c 'markers:mev_hit:' /tmp/perf.out)"
 	expect_grep "perf script shows the fields of i = 1" \
 		'markers:mev_hit: +key 1 val -1 big 8589934592 name odd tag 98$' /tmp/perf.out
+	# perf's probe stores an event of scalars by its plan too.
+	rm -f /tmp/perf.data
+	(cd /tmp && perf record -q -a -e markers:mev_anon -o /tmp/perf.data -- \
+		sh -c "echo anon > $P" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+	expect_grep "perf script shows the two ints of mev_anon, stored by its plan" \
+		'markers:mev_anon: +1:2$' /tmp/perf.out
 else
 	skip_without perf "perf stat counts the 10 hits" "perf record + perf script: 4 samples" \
-		"perf script shows the fields of i = 1"
+		"perf script shows the fields of i = 1" \
+		"perf script shows the two ints of mev_anon, stored by its plan"
 fi
 
 # trace-cmd, as Debian ships it. trace-cmd 3.1 forks a recorder for each

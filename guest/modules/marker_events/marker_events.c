@@ -36,7 +36,7 @@
 static char mev_long[MEV_LONG + 1];
 
 /* What vsnprintf() printed of the formats of the last "conv". */
-static char mev_conv_expected[1024];
+static char mev_conv_expected[2048];
 static size_t mev_conv_len;
 
 static __printf(1, 2) void mev_conv_expect(const char *fmt, ...)
@@ -115,6 +115,15 @@ static noinline void mev_fire_conv(void)
 		 -7L, 0xabcdefUL, 8UL, -9LL, 0xfedcba9876ULL, (ssize_t)-3, "ab", fn);
 	MEV_CONV(mev_conv_more, "hho %hho llo %llo zx %zx zX %zX zo %zo prec [%.5d] sp [%-6.2s]",
 		 0x109, 64ULL, (size_t)0xabc, (size_t)0xdef, (size_t)9, 42, "xyz");
+	/*
+	 * Formats of at most three scalars, which a hit stores by the event's
+	 * copy plan: each size of field, a u64 after a char (padded), and
+	 * four scalars, one too many for a plan, which walk the fields.
+	 */
+	MEV_CONV(mev_plan_char, "c %c", 'Q');
+	MEV_CONV(mev_plan_mixed, "c %c big %lld n %d", 'R', -(1LL << 40) - 7, -9);
+	MEV_CONV(mev_plan_words, "u %u p %px l %ld", 4000000001U, fn, -3L);
+	MEV_CONV(mev_plan_four, "a %d b %c c %llx d %u", -1, 'S', 0x123456789aULL, 77U);
 }
 
 static ssize_t mev_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)

@@ -63,6 +63,21 @@
 /* The longest line the enable file takes: "!", a name, "\n". */
 #define MARKER_CMD_MAX		(MARKER_NAME_MAX + 2)
 
+/*
+ * The copy plan of an event whose fields are all scalars, at most
+ * MARKER_EVENT_PLAN_MAX of them: MARKER_EVENT_PLAN_BITS a field, the first
+ * field in the lowest bits, each saying how big the field is in the record
+ * and so how its argument travels (marker_event_store()). The fields follow
+ * one another, each aligned to its size (marker_event_layout()), so the plan
+ * gives their offsets too. A zero ends it.
+ */
+#define MARKER_EVENT_PLAN_U8	1
+#define MARKER_EVENT_PLAN_U32	2
+#define MARKER_EVENT_PLAN_U64	3
+#define MARKER_EVENT_PLAN_BITS	2
+#define MARKER_EVENT_PLAN_MASK	GENMASK(MARKER_EVENT_PLAN_BITS - 1, 0)
+#define MARKER_EVENT_PLAN_MAX	3
+
 /**
  * struct marker_event_field - a field of a marker event
  * @f: its name, type and conversion in the format
@@ -90,6 +105,8 @@ struct marker_event_field {
  * @cut: the records in which a string was cut
  * @bytes: what it allocated beyond what every event allocates (its fields
  *	and files), the data a TRACE_EVENT has in its object instead
+ * @plan: how a hit stores the arguments of an event of at most
+ *	MARKER_EVENT_PLAN_MAX scalar fields, 0 for any other event
  * @seen: the marker had sites at the last trace_markers_sync()
  * @nr_fields: the number of fields
  * @field: the fields, in the order of the format
@@ -105,6 +122,7 @@ struct marker_event {
 	unsigned int cut_offset;
 	atomic_long_t cut;
 	size_t bytes;
+	unsigned int plan;
 	bool seen;
 	unsigned int nr_fields;
 	struct marker_event_field field[] __counted_by(nr_fields);
@@ -187,7 +205,7 @@ static unsigned int marker_event_strsize(const char **s, bool *cut)
  * 64 bits (a long is 64 or 32 bits, as its field).
  */
 static __always_inline void marker_event_store(const struct marker_event *ev, void *rec,
-					       va_list args)
+					       va_list *args)
 {
 	unsigned int i;
 
@@ -196,12 +214,58 @@ static __always_inline void marker_event_store(const struct marker_event *ev, vo
 		void *p = rec + f->offset;
 
 		if (f->size == sizeof(u32))
-			*(u32 *)p = va_arg(args, unsigned int);
+			*(u32 *)p = va_arg(*args, unsigned int);
 		else if (f->size == sizeof(u64))
-			*(u64 *)p = va_arg(args, u64);
+			*(u64 *)p = va_arg(*args, u64);
 		else
-			*(u8 *)p = va_arg(args, unsigned int);
+			*(u8 *)p = va_arg(*args, unsigned int);
 	}
+}
+
+/*
+ * Stores the next argument off @args as the field that @how of a plan
+ * gives, at @offset in @rec or past it as its alignment wants; returns
+ * where the next field may start.
+ */
+static __always_inline unsigned int marker_event_plan_store(void *rec, unsigned int offset,
+							    unsigned int how, va_list *args)
+{
+	switch (how) {
+	case MARKER_EVENT_PLAN_U64:
+		offset = ALIGN(offset, sizeof(u64));
+		*(u64 *)(rec + offset) = va_arg(*args, u64);
+		return offset + sizeof(u64);
+	case MARKER_EVENT_PLAN_U32:
+		offset = ALIGN(offset, sizeof(u32));
+		*(u32 *)(rec + offset) = va_arg(*args, unsigned int);
+		return offset + sizeof(u32);
+	default:
+		*(u8 *)(rec + offset) = va_arg(*args, unsigned int);
+		return offset + sizeof(u8);
+	}
+}
+
+/*
+ * marker_event_store() by the event's @plan: the same stores, without a
+ * walk of the fields. Written out field by field, so that each va_arg()
+ * takes its argument from where the compiler knows it is, and each field's
+ * offset is a constant in each branch.
+ */
+static __always_inline void marker_event_plan_write(unsigned int plan, void *rec,
+						    va_list *args)
+{
+	unsigned int offset = sizeof(struct trace_entry);
+
+	BUILD_BUG_ON(MARKER_EVENT_PLAN_MAX != 3);
+	offset = marker_event_plan_store(rec, offset, plan & MARKER_EVENT_PLAN_MASK, args);
+	plan >>= MARKER_EVENT_PLAN_BITS;
+	if (!plan)
+		return;
+	offset = marker_event_plan_store(rec, offset, plan & MARKER_EVENT_PLAN_MASK, args);
+	plan >>= MARKER_EVENT_PLAN_BITS;
+	if (!plan)
+		return;
+	marker_event_plan_store(rec, offset, plan, args);
 }
 
 /* Takes the arguments of a hit off @args, in the order of the fields. */
@@ -276,12 +340,17 @@ static void marker_event_fill(const struct marker_event *ev,
 
 /*
  * Writes the record @rec of a hit: straight from @args for an event without
- * strings, else from @a, which marker_event_fetch() took off them.
+ * strings, by its plan if it has one, else from @a, which
+ * marker_event_fetch() took off them.
  */
 static __always_inline void marker_event_write(struct marker_event *ev,
 					       const struct marker_event_args *a,
-					       void *rec, va_list args)
+					       void *rec, va_list *args)
 {
+	if (ev->plan) {
+		marker_event_plan_write(ev->plan, rec, args);
+		return;
+	}
 	if (!ev->cut_offset) {
 		marker_event_store(ev, rec, args);
 		return;
@@ -291,7 +360,11 @@ static __always_inline void marker_event_write(struct marker_event *ev,
 		atomic_long_inc(&ev->cut);
 }
 
-/* The probe of each instance in which the event is enabled. */
+/*
+ * The probe of each instance in which the event is enabled. @fbuffer is
+ * left uninitialized: trace_event_buffer_reserve() sets all of it that
+ * trace_event_buffer_commit() reads, and it is not read if that fails.
+ */
 static void marker_event_probe(void *probe_private, void *call_private,
 			       const struct marker *marker, ...)
 {
@@ -299,7 +372,7 @@ static void marker_event_probe(void *probe_private, void *call_private,
 	struct marker_event *ev = file->event_call->data;
 	struct marker_event_args a __uninitialized;
 	va_list args __uninitialized;
-	struct trace_event_buffer fbuffer;
+	struct trace_event_buffer fbuffer __uninitialized;
 	void *rec;
 
 	if (trace_trigger_soft_disabled(file))
@@ -310,10 +383,41 @@ static void marker_event_probe(void *probe_private, void *call_private,
 		marker_event_fetch(ev, &a, args);
 	rec = trace_event_buffer_reserve(&fbuffer, file, ev->size + a.strings);
 	if (rec) {
-		marker_event_write(ev, &a, rec, args);
+		marker_event_write(ev, &a, rec, &args);
 		trace_event_buffer_commit(&fbuffer);
 	}
 	va_end(args);
+}
+
+/*
+ * marker_event_probe() for an event with a plan: the same record, without
+ * the walk of the fields and the tests of strings, to which its va_list
+ * would escape.
+ */
+static void marker_event_probe_plan(void *probe_private, void *call_private,
+				    const struct marker *marker, ...)
+{
+	struct trace_event_file *file = probe_private;
+	const struct marker_event *ev = file->event_call->data;
+	va_list args __uninitialized;
+	struct trace_event_buffer fbuffer __uninitialized;
+	void *rec;
+
+	if (trace_trigger_soft_disabled(file))
+		return;
+	rec = trace_event_buffer_reserve(&fbuffer, file, ev->size);
+	if (!rec)
+		return;
+	va_start(args, marker);
+	marker_event_plan_write(ev->plan, rec, &args);
+	va_end(args);
+	trace_event_buffer_commit(&fbuffer);
+}
+
+/* The probe that the event registers for each instance it is enabled in. */
+static marker_fast_probe_func *marker_event_instance_probe(const struct marker_event *ev)
+{
+	return ev->plan ? marker_event_probe_plan : marker_event_probe;
 }
 
 #ifdef CONFIG_PERF_EVENTS
@@ -344,7 +448,7 @@ static void marker_event_perf_probe(void *probe_private, void *call_private,
 		return;
 	}
 	perf_fetch_caller_regs(regs);
-	marker_event_write(ev, &a, rec, args);
+	marker_event_write(ev, &a, rec, &args);
 	va_end(args);
 	perf_trace_run_bpf_submit(rec, size, rctx, call, 1, regs, head, NULL);
 }
@@ -365,10 +469,11 @@ static int marker_event_reg(struct trace_event_call *call, enum trace_reg type,
 	switch (type) {
 	case TRACE_REG_REGISTER:
 		return marker_probe_register_fast(ev->name, ev->format,
-						  marker_event_probe, data);
+						  marker_event_instance_probe(ev), data);
 	case TRACE_REG_UNREGISTER:
 		/* Cannot fail but for a debugger's breakpoint on a call. */
-		WARN_ON_ONCE(marker_probe_unregister_fast(ev->name, marker_event_probe, data));
+		WARN_ON_ONCE(marker_probe_unregister_fast(ev->name,
+							  marker_event_instance_probe(ev), data));
 		/* The event may have lost its marker's sites meanwhile. */
 		schedule_work(&trace_markers_sync_work);
 		return 0;
@@ -565,7 +670,10 @@ static void marker_event_free(struct marker_event *ev)
 	kfree(ev);
 }
 
-/* Lays the fields of @mf out in a record, after the common header. */
+/*
+ * Lays the fields of @mf out in a record, after the common header, and
+ * writes the plan of an event of at most MARKER_EVENT_PLAN_MAX scalars.
+ */
 static void marker_event_layout(struct marker_event *ev, const struct marker_format *mf)
 {
 	unsigned int i, offset = sizeof(struct trace_entry);
@@ -584,6 +692,22 @@ static void marker_event_layout(struct marker_event *ev, const struct marker_for
 	if (strings)
 		ev->cut_offset = offset++;
 	ev->size = offset;
+	if (strings || mf->nr > MARKER_EVENT_PLAN_MAX)
+		return;
+	for (i = mf->nr; i--; ) {
+		ev->plan <<= MARKER_EVENT_PLAN_BITS;
+		switch (ev->field[i].size) {
+		case sizeof(u8):
+			ev->plan |= MARKER_EVENT_PLAN_U8;
+			break;
+		case sizeof(u32):
+			ev->plan |= MARKER_EVENT_PLAN_U32;
+			break;
+		default:
+			ev->plan |= MARKER_EVENT_PLAN_U64;
+			break;
+		}
+	}
 }
 
 /*
