@@ -17,7 +17,9 @@
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
 # applies and reverts them; BASELINE=0 skips booting the unmutated kernel;
-# RESUME=1 keeps the outcomes an earlier run recorded for the same commit.
+# RESUME=1 keeps the outcomes an earlier run recorded for the same commit;
+# IN_PLACE=1 mutates the series' own tree and rebuilds the matrix's kernels
+# in place (nothing else may build meanwhile).
 # FTRACETEST_CASES="tracer/wakeup.tc" limits `make ftracetest` to some cases.
 
 PYTHON ?= python3
@@ -25,7 +27,7 @@ WORKBENCH := $(PYTHON) tools/workbench.py
 CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
 MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
-	$(if $(filter-out 0,$(RESUME)),--resume)
+	$(if $(filter-out 0,$(RESUME)),--resume) $(if $(filter-out 0,$(IN_PLACE)),--in-place)
 
 .PHONY: test test-full run series series-check bench bench-macro bench-silicon mutate ftracetest build clean help
 

@@ -144,6 +144,13 @@ class Context:
 	p: Any				# workbench.Prepared
 	tree: tree.Tree			# the worktree of mutations
 	base: str			# the series' last commit
+	in_place: bool = False		# tree is the series' own (--in-place)
+
+	def build_dirname(self, config: str) -> str:
+		"""The build directory of @config's mutated kernels: the matrix's
+		own when the mutations are made in place, which then rebuilds
+		only what a mutation changed."""
+		return config if self.in_place else build_dirname(config)
 
 	@property
 	def kunit_py(self) -> Path:
@@ -382,7 +389,7 @@ def run_baseline(ctx: Context, config: str) -> Verdict:
 	log(f'baseline {config}: the series unmutated, every phase and suite')
 	reset(ctx)
 	build = kbuild.build(ctx.tree, guest_config(config, None, settings.GUEST_PHASES),
-			     build_dirname(config))
+			     ctx.build_dirname(config))
 	verdict = boot_and_judge(ctx, build, None, OUTDIR / f'baseline-{config}')
 	log(f'baseline {config}: ' + (f'FAILS: {verdict.failures[0]}' if verdict.failures
 				       else 'passes'))
@@ -407,7 +414,7 @@ def run_kernel_mutation(ctx: Context, m: Mutation) -> Outcome:
 		apply(m, ctx.tree.src, 2)
 		commit(ctx, m)
 		build = kbuild.build(ctx.tree, guest_config(m.config, m.suite, m.phases, True),
-				     build_dirname(m.config))
+				     ctx.build_dirname(m.config))
 	except WorkbenchError as e:
 		log(f'mutation {m.stem}: {e}')
 		return Outcome(m, BROKEN, 'it does not apply or build', str(e).splitlines()[0])
@@ -600,7 +607,15 @@ def run_config(ctx: Context, config: str, group: List[Mutation],
 
 def run_gate(mutations: List[Mutation], args, steps: Steps) -> int:
 	p = steps.prepare(install=not args.no_install)
-	ctx = Context(steps, p, mutation_tree(p), p.commits[-1])
+	if args.in_place:
+		# The series' own tree and the matrix's build directories: each
+		# mutation rebuilds what it changed, where a new worktree would
+		# build every kernel whole. Nothing else may build from the tree
+		# meanwhile; the next build of a config redoes what the last
+		# mutation changed.
+		ctx = Context(steps, p, p.tree, p.commits[-1], in_place=True)
+	else:
+		ctx = Context(steps, p, mutation_tree(p), p.commits[-1])
 	keys = outcome_keys(mutations, ctx.tree.package_version)
 	OUTDIR.mkdir(parents=True, exist_ok=True)
 	outcomes = []
@@ -706,6 +721,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 	parser.add_argument('--resume', action='store_true',
 			    help='take the outcome of a mutation from an earlier run of the '
 				 'same commit, where one was recorded')
+	parser.add_argument('--in-place', action='store_true',
+			    help="mutate the series' own tree and build in the configs' own "
+				 'build directories (incremental; nothing else may build meanwhile)')
 	parser.add_argument('--recheck', metavar='DIR', help=argparse.SUPPRESS)
 
 
