@@ -122,7 +122,7 @@ static noinline void mev_fire_conv(void)
 	 */
 	MEV_CONV(mev_plan_char, "c %c", 'Q');
 	MEV_CONV(mev_plan_mixed, "c %c big %lld n %d", 'R', -(1LL << 40) - 7, -9);
-	MEV_CONV(mev_plan_words, "u %u p %px l %ld", 4000000001U, fn, -3L);
+	MEV_CONV(mev_plan_words, "u %u x %lx l %ld", 4000000001U, 0xfedcba987654UL, -3L);
 	MEV_CONV(mev_plan_four, "a %d b %c c %llx d %u", -1, 'S', 0x123456789aULL, 77U);
 }
 
