@@ -174,7 +174,7 @@ echo 0 > "$E/mev_pad/filter"
 # them back, "NAME: text", when its file is read.
 conv="mev_conv_int mev_conv_long mev_conv_flags mev_conv_ptr"
 conv="$conv mev_conv_short mev_conv_rest mev_conv_more"
-conv="$conv mev_plan_char mev_plan_mixed mev_plan_words mev_plan_four"
+conv="$conv mev_plan_int mev_plan_word mev_plan_char mev_plan_mixed mev_plan_words mev_plan_four"
 echo > "$T/trace"
 for e in $conv; do echo 1 > "$E/$e/enable"; done
 fire conv

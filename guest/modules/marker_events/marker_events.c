@@ -117,9 +117,12 @@ static noinline void mev_fire_conv(void)
 		 0x109, 64ULL, (size_t)0xabc, (size_t)0xdef, (size_t)9, 42, "xyz");
 	/*
 	 * Formats of at most three scalars, which a hit stores by the event's
-	 * copy plan: each size of field, a u64 after a char (padded), and
-	 * four scalars, one too many for a plan, which walk the fields.
+	 * copy plan: one int and one word (the plan's shortcut), each size of
+	 * field, a u64 after a char (padded), and four scalars, one too many
+	 * for a plan, which walk the fields.
 	 */
+	MEV_CONV(mev_plan_int, "n %d", -7);
+	MEV_CONV(mev_plan_word, "w %lx", 0x123456789abcUL);
 	MEV_CONV(mev_plan_char, "c %c", 'Q');
 	MEV_CONV(mev_plan_mixed, "c %c big %lld n %d", 'R', -(1LL << 40) - 7, -9);
 	MEV_CONV(mev_plan_words, "u %u x %lx l %ld", 4000000001U, 0xfedcba987654UL, -3L);

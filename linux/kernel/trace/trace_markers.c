@@ -257,6 +257,15 @@ static __always_inline void marker_event_plan_write(unsigned int plan, void *rec
 	unsigned int offset = sizeof(struct trace_entry);
 
 	BUILD_BUG_ON(MARKER_EVENT_PLAN_MAX != 3);
+	/* One int or one word, told by the whole plan with one compare. */
+	switch (plan) {
+	case MARKER_EVENT_PLAN_U32:
+		marker_event_plan_store(rec, offset, MARKER_EVENT_PLAN_U32, args);
+		return;
+	case MARKER_EVENT_PLAN_U64:
+		marker_event_plan_store(rec, offset, MARKER_EVENT_PLAN_U64, args);
+		return;
+	}
 	offset = marker_event_plan_store(rec, offset, plan & MARKER_EVENT_PLAN_MASK, args);
 	plan >>= MARKER_EVENT_PLAN_BITS;
 	if (!plan)
