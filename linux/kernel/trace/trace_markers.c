@@ -199,26 +199,19 @@ static unsigned int marker_event_strsize(const char **s, bool *cut)
 }
 
 /*
- * Takes the arguments of a hit off @args straight into the record @rec of
- * an event without strings, whose size is known before the hit. A field's
- * size says how it travels: what is 4 bytes or less as an int, the rest as
- * 64 bits (a long is 64 or 32 bits, as its field).
+ * How a field of @size bytes travels and is stored: what is 4 bytes or
+ * less as an int, the rest as 64 bits (a long is 64 or 32 bits, as its
+ * field).
  */
-static __always_inline void marker_event_store(const struct marker_event *ev, void *rec,
-					       va_list *args)
+static __always_inline unsigned int marker_event_plan_how(unsigned int size)
 {
-	unsigned int i;
-
-	for (i = 0; i < ev->nr_fields; i++) {
-		const struct marker_event_field *f = &ev->field[i];
-		void *p = rec + f->offset;
-
-		if (f->size == sizeof(u32))
-			*(u32 *)p = va_arg(*args, unsigned int);
-		else if (f->size == sizeof(u64))
-			*(u64 *)p = va_arg(*args, u64);
-		else
-			*(u8 *)p = va_arg(*args, unsigned int);
+	switch (size) {
+	case sizeof(u8):
+		return MARKER_EVENT_PLAN_U8;
+	case sizeof(u32):
+		return MARKER_EVENT_PLAN_U32;
+	default:
+		return MARKER_EVENT_PLAN_U64;
 	}
 }
 
@@ -243,6 +236,21 @@ static __always_inline unsigned int marker_event_plan_store(void *rec, unsigned 
 		*(u8 *)(rec + offset) = va_arg(*args, unsigned int);
 		return offset + sizeof(u8);
 	}
+}
+
+/*
+ * Takes the arguments of a hit off @args straight into the record @rec of
+ * an event without strings, whose size is known before the hit, walking
+ * its fields.
+ */
+static __always_inline void marker_event_store(const struct marker_event *ev, void *rec,
+					       va_list *args)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_fields; i++)
+		marker_event_plan_store(rec, ev->field[i].offset,
+					marker_event_plan_how(ev->field[i].size), args);
 }
 
 /*
@@ -685,9 +693,10 @@ static void marker_event_free(struct marker_event *ev)
  */
 static void marker_event_layout(struct marker_event *ev, const struct marker_format *mf)
 {
-	unsigned int i, offset = sizeof(struct trace_entry);
+	unsigned int i, plan = 0, offset = sizeof(struct trace_entry);
 	bool strings = false;
 
+	BUILD_BUG_ON(MARKER_MAX_ARGS * MARKER_EVENT_PLAN_BITS > BITS_PER_TYPE(plan));
 	for (i = 0; i < mf->nr; i++) {
 		struct marker_event_field *f = &ev->field[i];
 
@@ -697,26 +706,13 @@ static void marker_event_layout(struct marker_event *ev, const struct marker_for
 		f->offset = offset;
 		offset += f->size;
 		strings |= f->f.type == MARKER_FIELD_STR;
+		plan |= marker_event_plan_how(f->size) << (i * MARKER_EVENT_PLAN_BITS);
 	}
 	if (strings)
 		ev->cut_offset = offset++;
 	ev->size = offset;
-	if (strings || mf->nr > MARKER_EVENT_PLAN_MAX)
-		return;
-	for (i = mf->nr; i--; ) {
-		ev->plan <<= MARKER_EVENT_PLAN_BITS;
-		switch (ev->field[i].size) {
-		case sizeof(u8):
-			ev->plan |= MARKER_EVENT_PLAN_U8;
-			break;
-		case sizeof(u32):
-			ev->plan |= MARKER_EVENT_PLAN_U32;
-			break;
-		default:
-			ev->plan |= MARKER_EVENT_PLAN_U64;
-			break;
-		}
-	}
+	if (!strings && mf->nr <= MARKER_EVENT_PLAN_MAX)
+		ev->plan = plan;
 }
 
 /*
