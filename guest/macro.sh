@@ -10,6 +10,10 @@
 #	macro.WORKLOAD.off.min, .max		 their extremes)
 #	macro.WORKLOAD.probed INSTRUCTIONS insn	(and .min, .max)
 #	macro.probe_hits HITS hits		(every site, every workload)
+#	macro.WORKLOAD.hits.SITE HITS hits	(one site's, in the probed runs
+#						 of WORKLOAD and those before)
+#	macro.site.SITE.near 1|0 -		(a marker kernel: whether SITE
+#						 runs a NOP off, or its pattern)
 
 RUNS=5
 
@@ -28,6 +32,10 @@ workload() {
 	emit "macro.$name.$phase.min $(echo "$sorted" | head -1) insn"
 	emit "macro.$name.$phase.max $(echo "$sorted" | tail -1) insn"
 	echo "macro.$name.$phase:$times"
+	[ "$phase" = probed ] || return 0
+	while read -r site hits; do
+		emit "macro.$name.hits.$site $hits hits"
+	done < /sys/module/hot_probes/parameters/hits
 }
 
 workloads() {
@@ -45,6 +53,12 @@ section bench
 emit "@@ suite macro"
 ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
 dmesg -c >/dev/null
+# A near site off starts with its slot, "0f 1f", a NOP; a far one with its mov.
+[ -r /sys/kernel/tracing/markers/sites ] &&
+	awk '$1 !~ /^#/ { print $1, ($3 == "0f" && $4 == "1f") }' /sys/kernel/tracing/markers/sites |
+	while read -r site near; do
+		emit "macro.site.$site.near $near -"
+	done
 
 phase=off
 workloads

@@ -488,6 +488,14 @@ MACRO_SECTIONS = ('.text', '.rodata', '.data', '__markers', '__markers_strings',
 		  '__ksymtab_strings')
 
 
+# Runs of each workload in a phase of guest/macro.sh: a warm-up and 5 timed.
+MACRO_RUNS = 6
+# Guest instructions a far marker site runs off beyond a tracepoint's one
+# NOP: its slot (a 2-byte NOP), mov, test and jne against the NOP of 5
+# bytes. A near site runs one long NOP, as the tracepoint.
+MACRO_FAR_EXTRA = 3
+
+
 def _variant(build: Build) -> str:
 	return build.config.name.rsplit('-', 1)[1]
 
@@ -545,12 +553,44 @@ def macro_table(rows: Dict[str, Rows], sizes: Dict[str, Dict[str, int]]) -> str:
 	for v in MACRO_VARIANTS:
 		hits = rows[v].get('macro.probe_hits', (0, 'hits'))[0]
 		lines.append(f'probe hits, {v}: {hits} over the probed runs')
+	lines += macro_far_lines(rows['markers'], rows['tracepoints'], workloads)
 	lines += ['', f'{"section of vmlinux.o":<24}' + ''.join(f' {k:>14}' for k in sizes)]
 	for section in MACRO_SECTIONS:
 		if any(section in s for s in sizes.values()):
 			lines.append(f'{section:<24}' + ''.join(
 				f' {sizes[k].get(section, 0):>14}' for k in sizes))
 	return '\n'.join(lines) + '\n'
+
+
+def macro_far_lines(markers: Rows, tracepoints: Rows, workloads: Sequence[str]) -> List[str]:
+	"""What the far sites of the marker kernel explain of its cost off over
+	the tracepoint kernel's, workload by workload: their hits a run in the
+	probed runs (the counts of guest/macro.sh are cumulative over the
+	workloads) times MACRO_FAR_EXTRA, against the measured difference."""
+	hot = {r.rsplit('.', 1)[1] for r in markers if re.match(r'macro\.\w+\.hits\.', r)}
+	near = {r.split('.')[2]: bool(v) for r, (v, _) in markers.items()
+		if r.startswith('macro.site.') and r.endswith('.near') and r.split('.')[2] in hot}
+	if not near:
+		return []
+	far_sites = sorted(site for site, is_near in near.items() if not is_near)
+	lines = ['', f'sites of the marker kernel off: {len(near) - len(far_sites)} near (one NOP), '
+		 f'{len(far_sites)} far ({MACRO_FAR_EXTRA} instructions more than a NOP): '
+		 + ', '.join(far_sites),
+		 f'{"workload":<18} {"far hits/run":>12} {"near hits/run":>13} '
+		 f'{"far x " + str(MACRO_FAR_EXTRA):>10} {"markers - tracepoints off":>26}']
+	before: Dict[str, int] = {}
+	for w in workloads:
+		now = {r.rsplit('.', 1)[1]: v for r, (v, _) in markers.items()
+		       if r.startswith(f'macro.{w}.hits.')}
+		runs = {site: (hits - before.get(site, 0)) / MACRO_RUNS for site, hits in now.items()}
+		before = now
+		far = sum(h for site, h in runs.items() if site in far_sites)
+		near_hits = sum(h for site, h in runs.items() if near.get(site))
+		off_m = markers.get(f'macro.{w}.off', (0, ''))[0]
+		off_t = tracepoints.get(f'macro.{w}.off', (0, ''))[0]
+		lines.append(f'{w:<18} {far:>12.0f} {near_hits:>13.0f} {MACRO_FAR_EXTRA * far:>10.0f} '
+			     f'{off_m - off_t:>26}')
+	return lines
 
 
 def macro(qemu_prefix: Path, builds: Sequence[Build], outdir: Path) -> Tuple[Path, Path]:

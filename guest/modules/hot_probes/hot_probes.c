@@ -3,31 +3,20 @@
  * One probe on every MARK_HOT() site of the kernel (<linux/marker_hot.h>),
  * for the macro benchmark: a fast probe on each marker in a kernel built
  * with CONFIG_MARKERS_HOT_MARKERS, a probe on each tracepoint in one built
- * with CONFIG_MARKERS_HOT_TRACEPOINTS. Each probe counts its hits, per
- * CPU; the module prints the total when it is removed. In a kernel
- * without the sites it refuses to load (-ENODEV).
+ * with CONFIG_MARKERS_HOT_TRACEPOINTS. Each probe counts the hits of its
+ * site, per CPU: /sys/module/hot_probes/parameters/hits lists them, a
+ * line "NAME COUNT" a site, and the module prints their total when it
+ * is removed. In a kernel without the sites it refuses to load (-ENODEV).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/marker_hot.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 
-static DEFINE_PER_CPU(unsigned long, hot_hits);
-
-static unsigned long hot_total(void)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += per_cpu(hot_hits, cpu);
-	return sum;
-}
-
-#if IS_ENABLED(CONFIG_MARKERS_HOT_MARKERS)
-
+/* The sites, in the order of <linux/marker_hot.h>; a probe's data is its index. */
 static const char * const hot_names[] = {
 	"sched_ttwu", "sched_wakeup_new", "sched_tick", "sched_pick",
 	"mm_fault", "mm_alloc_pages", "mm_mmap", "filemap_read",
@@ -37,18 +26,60 @@ static const char * const hot_names[] = {
 	"net_receive", "icmp_rcv",
 };
 
+#define HOT_SITES	ARRAY_SIZE(hot_names)
+
+static DEFINE_PER_CPU(unsigned long [HOT_SITES], hot_hits);
+
+static unsigned long hot_site_hits(unsigned int site)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(hot_hits, cpu)[site];
+	return sum;
+}
+
+static unsigned long hot_total(void)
+{
+	unsigned long sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < HOT_SITES; i++)
+		sum += hot_site_hits(i);
+	return sum;
+}
+
+static int hot_hits_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; i < HOT_SITES; i++)
+		len += sysfs_emit_at(buf, len, "%s %lu\n", hot_names[i], hot_site_hits(i));
+	return len;
+}
+
+static const struct kernel_param_ops hot_hits_ops = {
+	.get = hot_hits_get,
+};
+module_param_cb(hits, &hot_hits_ops, NULL, 0444);
+MODULE_PARM_DESC(hits, "the hits of each site, a line \"NAME COUNT\" a site");
+
+#if IS_ENABLED(CONFIG_MARKERS_HOT_MARKERS)
+
 static void hot_probe(void *probe_private, void *call_private,
 		      const struct marker *marker, ...)
 {
-	this_cpu_inc(hot_hits);
+	this_cpu_inc(hot_hits[(unsigned long)probe_private]);
 }
 
-#define HOT_NR	ARRAY_SIZE(hot_names)
+#define HOT_NR	HOT_SITES
 
 static void hot_disconnect(unsigned int n)
 {
 	while (n--)
-		marker_probe_unregister_fast(hot_names[n], hot_probe, NULL);
+		marker_probe_unregister_fast(hot_names[n], hot_probe, (void *)(unsigned long)n);
 	marker_synchronize_unregister();
 }
 
@@ -57,8 +88,9 @@ static int hot_connect(void)
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(hot_names); i++) {
-		ret = marker_probe_register_fast(hot_names[i], NULL, hot_probe, NULL);
+	for (i = 0; i < HOT_SITES; i++) {
+		ret = marker_probe_register_fast(hot_names[i], NULL, hot_probe,
+						 (void *)(unsigned long)i);
 		if (ret) {
 			pr_err("%s: %d\n", hot_names[i], ret);
 			hot_disconnect(i);
@@ -72,7 +104,7 @@ static int hot_connect(void)
 
 static void hot_probe(void *data, unsigned long a, unsigned long b)
 {
-	this_cpu_inc(hot_hits);
+	this_cpu_inc(hot_hits[(unsigned long)data]);
 }
 
 /* Each tracepoint has a register and an unregister function of its own. */
@@ -97,12 +129,14 @@ static const struct hot_tracepoint {
 	HOT_TRACEPOINT(net_receive), HOT_TRACEPOINT(icmp_rcv),
 };
 
+static_assert(ARRAY_SIZE(hot_tracepoints) == HOT_SITES);
+
 #define HOT_NR	ARRAY_SIZE(hot_tracepoints)
 
 static void hot_disconnect(unsigned int n)
 {
 	while (n--)
-		hot_tracepoints[n].unreg(hot_probe, NULL);
+		hot_tracepoints[n].unreg(hot_probe, (void *)(unsigned long)n);
 	tracepoint_synchronize_unregister();
 }
 
@@ -112,7 +146,7 @@ static int hot_connect(void)
 	int ret;
 
 	for (i = 0; i < ARRAY_SIZE(hot_tracepoints); i++) {
-		ret = hot_tracepoints[i].reg(hot_probe, NULL);
+		ret = hot_tracepoints[i].reg(hot_probe, (void *)(unsigned long)i);
 		if (ret) {
 			pr_err("%s: %d\n", hot_tracepoints[i].name, ret);
 			hot_disconnect(i);
