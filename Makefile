@@ -15,6 +15,8 @@
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
+# BASE=7.3 applies the series to another kernel than the default (6.12);
+# the bases are settings.BASES of tools/wb/settings.py.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
 # applies and reverts them; BASELINE=0 skips booting the unmutated kernel;
 # RESUME=1 keeps the outcomes an earlier run recorded for the same commit;
@@ -23,6 +25,9 @@
 # FTRACETEST_CASES="tracer/wakeup.tc" limits `make ftracetest` to some cases.
 
 PYTHON ?= python3
+ifneq ($(BASE),)
+export MARKERS_BASE := $(BASE)
+endif
 WORKBENCH := $(PYTHON) tools/workbench.py
 CONFIG_ARGS := $(foreach c,$(CONFIGS),--config $(c))
 MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
@@ -32,7 +37,7 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 .PHONY: test test-full run series series-check bench bench-macro bench-silicon mutate ftracetest build clean help
 
 help:
-	@sed -n '3,22p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,25p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)

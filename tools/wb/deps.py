@@ -113,6 +113,32 @@ def ensure_qemu() -> Path:
 	return prefix
 
 
+def source_version_file() -> Path:
+	"""Where the version of a source package fetched by ensure_source() is kept."""
+	return settings.CACHE / 'source' / f'{settings.SOURCE_PACKAGE}.version'
+
+
+def ensure_source() -> None:
+	"""Fetches the kernel source package of a base that the host's apt does
+	not serve (settings.Base.apt_source) into the cache, once: its tarball
+	goes where settings.SOURCE_TARBALL says, its version next to it."""
+	base = settings.BASE
+	if not base.apt_source or (settings.SOURCE_TARBALL.is_file() and
+				   source_version_file().is_file()):
+		return
+	if not is_root():
+		raise WorkbenchError(f'{settings.SOURCE_TARBALL} is missing; run as root once '
+				     'to fetch it')
+	log(f'fetching {base.package} from {base.apt_source}')
+	root = settings.CACHE / 'source' / f'apt-{base.name}'
+	debs = _apt_download(root, base.apt_source, [base.package])
+	deb = next(debs.glob('*.deb'))
+	_unpack(debs, settings.CACHE / 'source' / base.package)
+	if not settings.SOURCE_TARBALL.is_file():
+		raise WorkbenchError(f'{deb.name} has no {settings.SOURCE_TARBALL.name}')
+	source_version_file().write_text(output(['dpkg-deb', '-f', deb, 'Version']) + '\n')
+
+
 def _upstream_version(version: str) -> str:
 	"""1.35.0 of Debian's 1:1.35.0-4+deb12u1+b1."""
 	return re.sub(r'^\d+:', '', version).rsplit('-', 1)[0]

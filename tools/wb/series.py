@@ -8,6 +8,19 @@ series/NN-slug.diff       (optional) its changes to existing upstream files
 
 Files: lists the new files the patch adds, whole, from linux/<path>.  Every
 file under linux/ belongs to exactly one patch.
+
+A base other than the one the series is written for carries a delta on
+it, backport/<base>/ (settings.delta_dir()), the way a stable backport is
+the upstream patch plus its adjustments:
+
+backport/<base>/NN-slug.diff       replaces series/NN-slug.diff: the same
+                                   changes to upstream files, on that base
+backport/<base>/NN-slug.edit.diff  applied after the patch's new files are
+                                   copied: the edits of those files at the
+                                   API edges of that base
+
+The text before the first "diff --git" of either is the backport's note,
+added to the commit message as "[ backport: ... ]".
 """
 
 import concurrent.futures
@@ -32,6 +45,8 @@ class Patch:
 	body: str
 	files: Tuple[str, ...]
 	diff: Optional[Path]
+	edit: Optional[Path] = None	# the delta's edit of the new files
+	note: str = ''			# the delta's note
 
 
 @dataclass(frozen=True)
@@ -63,8 +78,15 @@ def load() -> Tuple[Cover, List[Patch]]:
 		headers, body = _read_message(path)
 		files = tuple(headers.get('Files', '').split())
 		diff = path.with_suffix('.diff')
-		patches.append(Patch(path.stem, ' '.join(headers['Subject'].split()), body,
-				     files, diff if diff.is_file() else None))
+		patches.append(_with_delta(Patch(path.stem, ' '.join(headers['Subject'].split()),
+						 body, files, diff if diff.is_file() else None)))
+	if settings.DELTA_DIR.is_dir():
+		stems = {p.stem for p in patches}
+		strays = sorted(f.name for f in settings.DELTA_DIR.iterdir()
+				if f.name.split('.')[0] not in stems)
+		if strays:
+			raise WorkbenchError(f'{settings.DELTA_DIR} has files of no patch: '
+					     + ', '.join(strays))
 
 	claimed = {}
 	for patch in patches:
@@ -82,6 +104,36 @@ def load() -> Tuple[Cover, List[Patch]]:
 	return cover, patches
 
 
+def _note(diff: Path) -> str:
+	text = diff.read_text()
+	return text[:text.index('diff --git')].strip() if 'diff --git' in text else ''
+
+
+def _with_delta(patch: Patch) -> Patch:
+	"""@patch as the base's delta (settings.DELTA_DIR) has it."""
+	diff = settings.DELTA_DIR / f'{patch.stem}.diff'
+	edit = settings.DELTA_DIR / f'{patch.stem}.edit.diff'
+	if not diff.is_file() and not edit.is_file():
+		return patch
+	if diff.is_file() and not patch.diff:
+		raise WorkbenchError(f'{diff} replaces series/{diff.name}, which does not exist')
+	notes = [_note(d) for d in (diff, edit) if d.is_file()]
+	return Patch(patch.stem, patch.subject, patch.body, patch.files,
+		     diff if diff.is_file() else patch.diff,
+		     edit if edit.is_file() else None, '\n'.join(n for n in notes if n))
+
+
+def _git_apply(tree: Tree, diff: Path, what: str) -> None:
+	proc = run(['git', '-C', tree.scratch, 'apply', '--index', '--verbose', diff],
+		   quiet=True, capture=True, check=False)
+	if proc.returncode != 0:
+		raise WorkbenchError(
+			f'{what} does not apply to {settings.SOURCE_PACKAGE} '
+			f'{tree.package_version} (Linux {tree.kernel_version()}):\n'
+			f'{proc.stderr.strip()}\n'
+			'The file changed under the series: refresh the diff against this version.')
+
+
 def _commit_env() -> dict:
 	name, email = re.match(r'(.*) <(.*)>', settings.AUTHOR).groups()
 	return {'GIT_AUTHOR_NAME': name, 'GIT_AUTHOR_EMAIL': email,
@@ -96,18 +148,14 @@ def _apply_one(tree: Tree, patch: Patch) -> None:
 		dst.parent.mkdir(parents=True, exist_ok=True)
 		shutil.copyfile(settings.LINUX_FILES / f, dst)
 	if patch.diff:
-		proc = run(['git', '-C', tree.scratch, 'apply', '--index', '--verbose',
-			    patch.diff], quiet=True, capture=True, check=False)
-		if proc.returncode != 0:
-			raise WorkbenchError(
-				f'series/{patch.diff.name} does not apply to {settings.SOURCE_PACKAGE} '
-				f'{tree.package_version} (Linux {tree.kernel_version()}):\n'
-				f'{proc.stderr.strip()}\n'
-				'The upstream file changed under the series: refresh the diff '
-				'against this version.')
+		_git_apply(tree, patch.diff, str(patch.diff.relative_to(settings.REPO)))
 	if patch.files:
 		git(tree.scratch, 'add', '-f', '--', *patch.files)
-	message = f'{patch.subject}\n\n{patch.body}\n\nSigned-off-by: {settings.AUTHOR}\n'
+	if patch.edit:
+		_git_apply(tree, patch.edit, str(patch.edit.relative_to(settings.REPO)))
+	note = f'\n\n[ backport: {patch.note} ]' if patch.note else ''
+	message = (f'{patch.subject}\n\n{patch.body}\n\nSigned-off-by: {settings.AUTHOR}'
+		   f'{note}\n')
 	run(['git', '-C', tree.scratch, 'commit', '-q', '--no-verify', '-m', message],
 	    quiet=True, capture=True, env=_commit_env())
 

@@ -17,13 +17,60 @@ _xdg_cache = Path(os.environ.get('XDG_CACHE_HOME', Path.home() / '.cache'))
 CACHE = Path(os.environ.get('MARKERS_CACHE', _xdg_cache / 'linux-markers'))
 CCACHE_DIR = CACHE / 'ccache'
 
-SOURCE_PACKAGE = 'linux-source-6.12'
-SOURCE_TARBALL = Path('/usr/src/linux-source-6.12.tar.xz')
-SOURCE_TOPDIR = 'linux-source-6.12'
+
+
+@dataclass(frozen=True)
+class Base:
+	"""A kernel the series applies to, as Debian packages its source.
+
+	@apt_source: empty when the host's apt installs @package (a source of
+	the host's Debian release); otherwise the sources.list line an apt of
+	the workbench's own fetches it from, into the cache, as it fetches
+	QEMU (deps.ensure_source()).
+	@config_apt_source: the lines Debian's configs of that source come
+	from (deps.debian_config()), with {arch} for the architecture.
+	"""
+	name: str
+	package: str
+	apt_source: str
+	config_package: str
+	config_apt_source: str
+
+	@property
+	def tarball(self) -> Path:
+		prefix = Path('/') if not self.apt_source else CACHE / 'source' / self.package
+		return prefix / 'usr/src' / f'{self.package}.tar.xz'
+
+
+def _suites(*suites: str) -> str:
+	return '\n'.join(f'deb [arch={{arch}}] http://deb.debian.org/{path} {suite} main'
+			  for path, suite in suites)
+
+
+BASES = {
+	# Debian 12's 6.12 LTS, as its stable updates serve it.
+	'6.12': Base('6.12', 'linux-source-6.12', '', 'linux-config-6.12',
+		     _suites(('debian', 'bookworm'), ('debian', 'bookworm-updates'),
+			     ('debian-security', 'bookworm-security'))),
+	# The current kernel as Debian serves it to its stable users: Debian
+	# 13's backports.
+	'7.3': Base('7.3', 'linux-source-7.3',
+		    'deb http://deb.debian.org/debian trixie-backports main',
+		    'linux-config-7.3', _suites(('debian', 'trixie-backports'))),
+}
+# The base of this run: MARKERS_BASE (`make test BASE=7.3`), else the default.
+DEFAULT_BASE = '6.12'
+BASE = BASES[os.environ.get('MARKERS_BASE') or DEFAULT_BASE]
+
+# The delta on the series that this base carries (wb/series.py), if any.
+DELTA_DIR = REPO / 'backport' / BASE.name
+SOURCE_PACKAGE = BASE.package
+SOURCE_TARBALL = BASE.tarball
+SOURCE_TOPDIR = BASE.package
 
 # Debian packages the workbench needs; installed with --no-install-recommends.
 APT_PACKAGES = (
-	SOURCE_PACKAGE,
+	*((SOURCE_PACKAGE,) if not BASE.apt_source else ()),
 	'qemu-system-x86', 'busybox-static', 'ccache',
 	# The cross compilers of the arm64 and riscv64 kernels (settings.ARCHS).
 	'gcc-aarch64-linux-gnu', 'gcc-riscv64-linux-gnu',
@@ -540,11 +587,8 @@ BUSYBOX_APT_SOURCE = 'deb [arch={arch}] http://deb.debian.org/debian bookworm ma
 # Debian's kernel configs, one per flavour, of the version of
 # SOURCE_PACKAGE (see deps.debian_config()), from the suites that serve
 # its stable updates.
-DEBIAN_CONFIG_PACKAGE = 'linux-config-6.12'
-DEBIAN_CONFIG_APT_SOURCE = '\n'.join(
-	f'deb [arch={{arch}}] http://deb.debian.org/{path} {suite} main'
-	for path, suite in (('debian', 'bookworm'), ('debian', 'bookworm-updates'),
-			    ('debian-security', 'bookworm-security')))
+DEBIAN_CONFIG_PACKAGE = BASE.config_package
+DEBIAN_CONFIG_APT_SOURCE = BASE.config_apt_source
 HOST_BUSYBOX = Path('/bin/busybox')
 # TCG, as there is no usable KVM here; each Arch gives the machine.
 #

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The kernel source trees in the cache.
 
-Debian's linux-source-6.12 tarball is extracted once per package version
-into a git repository whose first commit is tagged 'pristine':
+Debian's linux-source tarball of the base (settings.BASE) is extracted
+once per package version into a git repository whose first commit is
+tagged 'pristine':
 
   <cache>/trees/<package version>/linux    the source the kernels build from
                                            (out of tree, O=); its HEAD is
@@ -19,7 +20,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import settings
+from . import deps, settings
 from .shell import WorkbenchError, log, output, run
 
 GIT = ('git', '-c', 'gc.auto=0', '-c', 'core.autocrlf=false',
@@ -56,7 +57,11 @@ class Tree:
 
 
 def package_version() -> str:
-	version = output(['dpkg-query', '-W', '-f=${Version}', settings.SOURCE_PACKAGE])
+	if settings.BASE.apt_source:
+		version_file = deps.source_version_file()
+		version = version_file.read_text().strip() if version_file.is_file() else ''
+	else:
+		version = output(['dpkg-query', '-W', '-f=${Version}', settings.SOURCE_PACKAGE])
 	if not version:
 		raise WorkbenchError(f'{settings.SOURCE_PACKAGE} is not installed')
 	return version
@@ -82,7 +87,9 @@ def _extract(tarball: Path, dest: Path) -> None:
 
 
 def prepare() -> Tree:
-	"""Returns the tree for the installed source package, extracting it if needed."""
+	"""Returns the tree for the base's source package (installed, or fetched
+	into the cache), extracting it if needed."""
+	deps.ensure_source()
 	if not settings.SOURCE_TARBALL.is_file():
 		raise WorkbenchError(f'{settings.SOURCE_TARBALL} is missing; '
 				     f'install {settings.SOURCE_PACKAGE}')
