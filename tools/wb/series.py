@@ -10,7 +10,7 @@ Files: lists the new files the patch adds, whole, from linux/<path>.  Every
 file under linux/ belongs to exactly one patch.
 
 A base other than the one the series is written for carries a delta on
-it, backport/<base>/ (settings.delta_dir()), the way a stable backport is
+it, backport/<base>/ (settings.DELTA_DIR), the way a stable backport is
 the upstream patch plus its adjustments:
 
 backport/<base>/NN-slug.diff       replaces series/NN-slug.diff: the same
