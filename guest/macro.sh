@@ -12,6 +12,8 @@
 #	macro.probe_hits HITS hits		(every site, every workload)
 #	macro.WORKLOAD.hits.SITE HITS hits	(one site's, in the probed runs
 #						 of WORKLOAD and those before)
+#	macro.runs RUNS runs			(of each workload in a phase,
+#						 the warm-up included)
 #	macro.site.SITE.near 1|0 -		(a marker kernel: whether SITE
 #						 runs a NOP off, or its pattern)
 
@@ -51,6 +53,7 @@ workloads() {
 results_open
 section bench
 emit "@@ suite macro"
+emit "macro.runs $((RUNS + 1)) runs"
 ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
 dmesg -c >/dev/null
 # A near site off starts with its slot, "0f 1f", a NOP; a far one with its mov.

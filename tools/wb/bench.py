@@ -488,8 +488,6 @@ MACRO_SECTIONS = ('.text', '.rodata', '.data', '__markers', '__markers_strings',
 		  '__ksymtab_strings')
 
 
-# Runs of each workload in a phase of guest/macro.sh: a warm-up and 5 timed.
-MACRO_RUNS = 6
 # Guest instructions a far marker site runs off beyond a tracepoint's one
 # NOP: its slot (a 2-byte NOP), mov, test and jne against the NOP of 5
 # bytes. A near site runs one long NOP, as the tracepoint.
@@ -566,12 +564,14 @@ def macro_far_lines(markers: Rows, tracepoints: Rows, workloads: Sequence[str]) 
 	"""What the far sites of the marker kernel explain of its cost off over
 	the tracepoint kernel's, workload by workload: their hits a run in the
 	probed runs (the counts of guest/macro.sh are cumulative over the
-	workloads) times MACRO_FAR_EXTRA, against the measured difference."""
+	workloads, over the macro.runs runs of each) times MACRO_FAR_EXTRA,
+	against the measured difference."""
 	hot = {r.rsplit('.', 1)[1] for r in markers if re.match(r'macro\.\w+\.hits\.', r)}
 	near = {r.split('.')[2]: bool(v) for r, (v, _) in markers.items()
 		if r.startswith('macro.site.') and r.endswith('.near') and r.split('.')[2] in hot}
 	if not near:
 		return []
+	runs_each = markers['macro.runs'][0]
 	far_sites = sorted(site for site, is_near in near.items() if not is_near)
 	lines = ['', f'sites of the marker kernel off: {len(near) - len(far_sites)} near (one NOP), '
 		 f'{len(far_sites)} far ({MACRO_FAR_EXTRA} instructions more than a NOP): '
@@ -582,7 +582,7 @@ def macro_far_lines(markers: Rows, tracepoints: Rows, workloads: Sequence[str]) 
 	for w in workloads:
 		now = {r.rsplit('.', 1)[1]: v for r, (v, _) in markers.items()
 		       if r.startswith(f'macro.{w}.hits.')}
-		runs = {site: (hits - before.get(site, 0)) / MACRO_RUNS for site, hits in now.items()}
+		runs = {site: (hits - before.get(site, 0)) / runs_each for site, hits in now.items()}
 		before = now
 		far = sum(h for site, h in runs.items() if site in far_sites)
 		near_hits = sum(h for site, h in runs.items() if near.get(site))
