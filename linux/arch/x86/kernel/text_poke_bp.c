@@ -9,7 +9,7 @@
  * poke_sites_apply() rewrites a whole batch of them with three rounds of
  * core serialization, whatever the batch size.
  *
- * The rewriting is text_poke_bp_batch()'s, whose int3 handler emulates
+ * The rewriting is a batch of the int3 patcher, whose int3 handler emulates
  * "mov $imm, %reg" besides jumps and calls; this file checks a batch before
  * anything is written (the shapes, the text, breakpoints of other tools,
  * overlaps), sorts it, and keeps the counters the tests and the benchmark
@@ -56,7 +56,7 @@ static struct text_poke_counts poke_counts;	/* of our batches */
  * sites (under text_mutex): a batch each, in address order.
  */
 #define POKE_CHUNK	32
-static struct text_poke_loc poke_chunk[POKE_CHUNK];
+static struct smp_text_poke_loc poke_chunk[POKE_CHUNK];
 
 /* The shape of one instruction, as far as the patcher cares. */
 struct poke_shape {
@@ -87,7 +87,7 @@ static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
 /*
  * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Takes the legacy
  * high-byte registers (%ah..%bh, b4-b7 without REX), which marker sites
- * load; refuses %spl and %rsp, which text_poke_loc_init_mov() does not take.
+ * load; refuses %spl and %rsp, which the int3 patcher does not take.
  */
 static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
@@ -143,9 +143,9 @@ static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *sha
  * Checks that @site rewrites one supported instruction into another of the
  * same kind (for "mov", the same prefixes and opcode, so the same register
  * and size: only the immediate differs), and sets up @tp, the entry of
- * text_poke_bp_batch() that rewrites it.
+ * the int3 patcher's batch that rewrites it.
  */
-static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
+static int poke_site_loc(struct smp_text_poke_loc *tp, const struct poke_site *site)
 {
 	struct poke_shape old, new;
 
@@ -157,7 +157,7 @@ static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
 		if (old.opcode_len != new.opcode_len ||
 		    memcmp(site->old, site->new, new.opcode_len))
 			return -EINVAL;
-		return text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
+		return smp_text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
 	}
 	/*
 	 * A slot that becomes the head of a long NOP runs, while it is
@@ -165,8 +165,9 @@ static int poke_site_loc(struct text_poke_loc *tp, const struct poke_site *site)
 	 * immediate is 0 in a site that can take that slot, goes on to the
 	 * end of the site as the long NOP would.
 	 */
-	text_poke_loc_init(tp, site->addr, site->new, site->len,
-			   poke_slot_is_nop_head(site->new) ? x86_nops[JMP8_INSN_SIZE] : NULL);
+	smp_text_poke_loc_init(tp, site->addr, site->new, site->len,
+			       poke_slot_is_nop_head(site->new) ?
+			       x86_nops[JMP8_INSN_SIZE] : NULL);
 	return 0;
 }
 
@@ -292,22 +293,22 @@ static void poke_sites_sort(struct poke_site *sites, unsigned int nr)
 
 /*
  * Rewrites the sites, which text_mutex keeps ours, while other CPUs may run
- * them, with text_poke_bp_batch(): INT3 on the first byte of every site, the
- * other bytes, then the first bytes, each step followed by a round of core
- * serialization. A CPU that hits a site meanwhile traps and is sent on as if
- * the new instruction had run. One batch for all the sites, whose entries
- * @tp holds already, or, without memory for them (@tp NULL), one per
- * POKE_CHUNK sites: every site still changes from its old instruction to
- * its new one, only not at the same time as those of other chunks, which
- * the callers allow for.
+ * them, in a batch of the int3 patcher: INT3 on the first byte of every
+ * site, the other bytes, then the first bytes, each step followed by a round
+ * of core serialization. A CPU that hits a site meanwhile traps and is sent
+ * on as if the new instruction had run. One batch for all the sites, whose
+ * entries @tp holds already, or, without memory for them (@tp NULL), one per
+ * POKE_CHUNK sites: every site still changes from its old instruction to its
+ * new one, only not at the same time as those of other chunks, which the
+ * callers allow for.
  */
 static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr,
-			       struct text_poke_loc *tp)
+			       struct smp_text_poke_loc *tp)
 {
 	unsigned int i, k, n;
 
 	if (tp) {
-		text_poke_bp_batch(tp, nr, &poke_counts);
+		smp_text_poke_batch_vec(tp, nr, &poke_counts);
 		poke_stats.batches++;
 		return;
 	}
@@ -316,7 +317,7 @@ static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr,
 		/* poke_sites_apply() made sure that no entry is refused. */
 		for (k = 0; k < n; k++)
 			WARN_ON_ONCE(poke_site_loc(&poke_chunk[k], &sites[i + k]));
-		text_poke_bp_batch(poke_chunk, n, &poke_counts);
+		smp_text_poke_batch_vec(poke_chunk, n, &poke_counts);
 		poke_stats.batches++;
 	}
 }
@@ -350,7 +351,7 @@ static void __ref poke_sites_write_early(struct poke_site *sites, unsigned int n
  */
 int poke_sites_apply(struct poke_site *sites, unsigned int nr)
 {
-	struct text_poke_loc *tp = NULL, scratch;
+	struct smp_text_poke_loc *tp = NULL, scratch;
 	struct module *mod = NULL;
 	bool early = system_state == SYSTEM_BOOTING;
 	unsigned int i;

@@ -37,7 +37,7 @@ struct poke_site {
  * @mappings: text mappings made to write them (each holds the sites of a
  *	page or two, for one of the three steps of a batch)
  * @bypass_hits: times a CPU hit a site while it was rewritten and was sent
- *	on by the int3 handler (poke_int3_handler())
+ *	on by the int3 handler
  */
 struct poke_sites_stats {
 	unsigned long batches;
