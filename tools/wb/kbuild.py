@@ -49,6 +49,10 @@ def build_dir(tree: Tree, config: KernelConfig) -> Path:
 
 
 def fragment_text(config: KernelConfig) -> str:
+	"""@config's fragments, each followed by the base's overlay of it,
+	configs/<base>/<name>.config, if any: what the same choice is called
+	on that base. A line of the overlay overrides the fragment's (the
+	last assignment of a symbol wins, in Kconfig and in _requested())."""
 	parts = []
 	for name in config.fragments:
 		path = settings.CONFIGS_DIR / f'{name}.config'
@@ -56,6 +60,10 @@ def fragment_text(config: KernelConfig) -> str:
 			raise WorkbenchError(f'{config.name}: no fragment {path}; fragments are '
 					     + ', '.join(p.stem for p in settings.CONFIGS_DIR.glob('*.config')))
 		parts.append(f'# --- configs/{name}.config\n' + path.read_text())
+		overlay = settings.CONFIGS_DIR / settings.BASE.name / f'{name}.config'
+		if overlay.is_file():
+			parts.append(f'# --- configs/{settings.BASE.name}/{name}.config\n' +
+				     overlay.read_text())
 	return '\n'.join(parts)
 
 

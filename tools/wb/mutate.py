@@ -61,6 +61,9 @@ from .shell import WorkbenchError, log, output, run
 
 MUTATIONS_DIR = settings.REPO / 'tests/mutations'
 INDEX = MUTATIONS_DIR / 'README'
+# The mutations of code that the base's delta changes (wb/series.py),
+# written for that base: each replaces its namesake of MUTATIONS_DIR.
+BASE_MUTATIONS_DIR = settings.DELTA_DIR / 'mutations'
 OUTDIR = settings.OUT / 'mutate'
 OUTCOMES = settings.CACHE / 'mutate-outcomes'
 # What an outcome depends on besides its mutation: every path of the
@@ -213,7 +216,19 @@ def load() -> List[Mutation]:
 	paths = sorted(MUTATIONS_DIR.glob('[0-9][0-9]-*.diff'))
 	if not paths:
 		raise WorkbenchError(f'no mutation in {MUTATIONS_DIR} (NN-slug.diff)')
-	return [_parse(path, index) for path in paths]
+	strays = sorted(p.name for p in BASE_MUTATIONS_DIR.glob('*')
+			if not (MUTATIONS_DIR / p.name).is_file())
+	if strays:
+		raise WorkbenchError(f'{BASE_MUTATIONS_DIR} has mutations that '
+				     f'{MUTATIONS_DIR} does not: {", ".join(strays)}')
+	return [_parse(_for_base(path), index) for path in paths]
+
+
+def _for_base(path: Path) -> Path:
+	"""@path, or the same mutation as the base's delta writes it, where the
+	code it mutates differs on that base."""
+	override = BASE_MUTATIONS_DIR / path.name
+	return override if override.is_file() else path
 
 
 def select(mutations: List[Mutation], names: Optional[Sequence[str]]) -> List[Mutation]:

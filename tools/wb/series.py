@@ -18,6 +18,8 @@ backport/<base>/NN-slug.diff       replaces series/NN-slug.diff: the same
 backport/<base>/NN-slug.edit.diff  applied after the patch's new files are
                                    copied: the edits of those files at the
                                    API edges of that base
+backport/<base>/mutations/         the mutations of tests/mutations whose
+                                   code differs on that base (wb/mutate.py)
 
 The text before the first "diff --git" of either is the backport's note,
 added to the commit message as "[ backport: ... ]".
@@ -83,7 +85,7 @@ def load() -> Tuple[Cover, List[Patch]]:
 	if settings.DELTA_DIR.is_dir():
 		stems = {p.stem for p in patches}
 		strays = sorted(f.name for f in settings.DELTA_DIR.iterdir()
-				if f.name.split('.')[0] not in stems)
+				if f.is_file() and f.name.split('.')[0] not in stems)
 		if strays:
 			raise WorkbenchError(f'{settings.DELTA_DIR} has files of no patch: '
 					     + ', '.join(strays))

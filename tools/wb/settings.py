@@ -29,12 +29,17 @@ class Base:
 	QEMU (deps.ensure_source()).
 	@config_apt_source: the lines Debian's configs of that source come
 	from (deps.debian_config()), with {arch} for the architecture.
+	@llvm: the version suffix of the LLVM tools the clang config builds
+	it with (LLVM=-16: clang-16, ld.lld-16...), from the host's apt: the
+	oldest that the base's scripts/min-tool-version.sh takes and that
+	has kCFI.
 	"""
 	name: str
 	package: str
 	apt_source: str
 	config_package: str
 	config_apt_source: str
+	llvm: str
 
 	@property
 	def tarball(self) -> Path:
@@ -51,12 +56,14 @@ BASES = {
 	# Debian 12's 6.12 LTS, as its stable updates serve it.
 	'6.12': Base('6.12', 'linux-source-6.12', '', 'linux-config-6.12',
 		     _suites(('debian', 'bookworm'), ('debian', 'bookworm-updates'),
-			     ('debian-security', 'bookworm-security'))),
+			     ('debian-security', 'bookworm-security')), '-16'),
 	# The current kernel as Debian serves it to its stable users: Debian
 	# 13's backports.
 	'7.3': Base('7.3', 'linux-source-7.3',
 		    'deb http://deb.debian.org/debian trixie-backports main',
-		    'linux-config-7.3', _suites(('debian', 'trixie-backports'))),
+		    'linux-config-7.3', _suites(('debian', 'trixie-backports')),
+		    # 7.3 wants LLVM 17 or later; bookworm serves 19.
+		    '-19'),
 }
 # The base of this run: MARKERS_BASE (`make test BASE=7.3`), else the default.
 DEFAULT_BASE = '6.12'
@@ -88,8 +95,9 @@ APT_PACKAGES = (
 	# carries: it lists the kernel headers bpftrace compiles against
 	# (wb/initramfs.py, _install_headers()).
 	'bpftrace', 'clang-14',
-	# The clang config's toolchain (LLVM=-16): kCFI needs clang 16.
-	'clang-16', 'lld-16', 'llvm-16',
+	# The clang config's toolchain (Base.llvm): kCFI needs clang 16, 7.3
+	# LLVM 17.
+	*(f'{tool}{BASE.llvm}' for tool in ('clang', 'lld', 'llvm')),
 	# SystemTap 4.8, whose kernel.mark() probes read Module.markers of a
 	# build tree (wb/checks.py, systemtap_cases()).
 	'systemtap',
@@ -467,10 +475,10 @@ MATRIX = {
 			     '99-markers-lockdown')),
 	'clang': KernelConfig(
 		name='clang',
-		description='built with clang 16 (LLVM=-16), kCFI (CONFIG_CFI_CLANG) as Android '
-			    'and ChromeOS build theirs; FineIBT built in',
+		description=f'built with clang (LLVM={BASE.llvm}), kCFI as Android and ChromeOS '
+			    'build theirs; FineIBT built in',
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'clang'),
-		llvm='-16',
+		llvm=BASE.llvm,
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
 		e2e_skipped=E2E_DEBUG),
@@ -483,7 +491,7 @@ MATRIX = {
 	# within CI's 90 min on two cores.
 	'distro': KernelConfig(
 		name='distro',
-		description="Debian's amd64 config (linux-config-6.12), the series on, lockdep",
+		description=f"Debian's amd64 config ({BASE.config_package}), the series on, lockdep",
 		fragments=('markers', 'tracing', 'x86-tracing', 'distro'),
 		debian='amd64_none_amd64',
 		modules=DISTRO_MODULES,
@@ -499,7 +507,7 @@ MATRIX = {
 	# Not in make test without CONFIGS=distro-arm64, for distro's reason.
 	'distro-arm64': KernelConfig(
 		name='distro-arm64',
-		description="Debian's arm64 config (linux-config-6.12), the series on, lockdep; "
+		description=f"Debian's arm64 config ({BASE.config_package}), the series on, lockdep; "
 			    'built only',
 		fragments=('markers', 'tracing', 'generic', 'distro', 'distro-arm64'),
 		arch=ARM64,
