@@ -14,6 +14,19 @@
 #include <linux/rcupdate.h>
 #include <linux/site_table.h>
 
+/*
+ * struct marker_gp_state: the full state of RCU grace periods that the
+ * *_synchronize_rcu_full() functions take.
+ */
+#define marker_gp_state		rcu_gp_seq
+
+/*
+ * The kernel checks the type hash of indirect calls (kCFI, and FineIBT,
+ * which checks it in the callee), which the calls that assembly makes to
+ * probes do not carry.
+ */
+#define MARKER_KCFI		IS_ENABLED(CONFIG_CFI)
+
 /**
  * struct marker_entry - a marker name in the registry
  * @hlist: in marker_names
@@ -49,9 +62,9 @@ struct marker_entry {
 	bool regs;
 	marker_fast_probe_func *direct;
 	void *data;
-	struct rcu_gp_oldstate data_gp;
+	struct marker_gp_state data_gp;
 	struct marker_probe va_one;
-	struct rcu_gp_oldstate va_one_gp;
+	struct marker_gp_state va_one_gp;
 	char name[];
 };
 

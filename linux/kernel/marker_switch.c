@@ -482,11 +482,11 @@ static marker_fast_probe_func *marker_probes_direct(struct marker_entry *e,
 	/*
 	 * The pair and the triple call the probes from assembly, without the
 	 * type hash that kCFI (and FineIBT, which checks it in the callee)
-	 * wants: with CONFIG_CFI_CLANG the iterators call them. They call
-	 * the first two or three entries of @probes, which must be all of
-	 * them, with no stub of a probe removed in place among them.
+	 * wants: with MARKER_KCFI the iterators call them. They call the
+	 * first two or three entries of @probes, which must be all of them,
+	 * with no stub of a probe removed in place among them.
 	 */
-	if (!IS_ENABLED(CONFIG_CFI_CLANG) && (n == 2 || n == 3) && probes->nr == n &&
+	if (!MARKER_KCFI && (n == 2 || n == 3) && probes->nr == n &&
 	    marker_probes_all_fast(probes)) {
 		*data = (void *)probes;
 		return n == 2 ? marker_probe_pair : marker_probe_triple;

@@ -109,7 +109,8 @@ static void hot_probe(void *data, unsigned long a, unsigned long b)
 
 /* Each tracepoint has a register and an unregister function of its own. */
 #define HOT_TRACEPOINT(name)						\
-	{ register_trace_markers_hot_##name, unregister_trace_markers_hot_##name, #name }
+	{ MARKERS_HOT_TP(register_trace_, name),			\
+	  MARKERS_HOT_TP(unregister_trace_, name), #name }
 
 static const struct hot_tracepoint {
 	int (*reg)(void (*probe)(void *data, unsigned long a, unsigned long b), void *data);

@@ -30,6 +30,12 @@ static inline __printf(2, 3) void __mark_hot_check(const char *name,
 
 #include <linux/tracepoint.h>
 
+/*
+ * @prefix, then the name of the tracepoint that DECLARE_TRACE() below
+ * declares for site @name.
+ */
+#define MARKERS_HOT_TP(prefix, name)	prefix##markers_hot_##name##_tp
+
 DECLARE_TRACE(markers_hot_sched_ttwu,
 	      TP_PROTO(unsigned long a, unsigned long b), TP_ARGS(a, b));
 DECLARE_TRACE(markers_hot_sched_wakeup_new,
@@ -79,7 +85,7 @@ DECLARE_TRACE(markers_hot_icmp_rcv,
 #define MARK_HOT(name, format, a, b)					\
 do {									\
 	(void)(format);							\
-	trace_markers_hot_##name((unsigned long)(a), (unsigned long)(b)); \
+	MARKERS_HOT_TP(trace_, name)((unsigned long)(a), (unsigned long)(b)); \
 } while (0)
 
 #else

@@ -621,7 +621,7 @@ static noinline u64 imv_test_read_merged(void)
 	u32 v;
 
 	asm volatile("movl $" __stringify(IMV_TEST_MERGE_HIGH) ", %k0\n\t"
-		     ANNOTATE_NOENDBR
+		     ANNOTATE_NOENDBR "\n\t"
 		     "1:	movb $0, %b0\n\t"
 		     "2:\n\t"
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "1")
@@ -649,7 +649,7 @@ static noinline u64 imv_test_read_merged16(void)
 	u32 v;
 
 	asm volatile("movl $" __stringify(IMV_TEST_MERGE16_HIGH) ", %k0\n\t"
-		     ANNOTATE_NOENDBR
+		     ANNOTATE_NOENDBR "\n\t"
 		     "1:	movw $0, %w0\n\t"
 		     "2:\n\t"
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "2")
@@ -684,7 +684,7 @@ static DEFINE_IMV(u32, imv_test_lanes) = 0x11223344;
 do {									\
 	register u64 lane asm(reg) = -1;				\
 									\
-	asm volatile(ANNOTATE_NOENDBR					\
+	asm volatile(ANNOTATE_NOENDBR "\n\t"				\
 		     "1:	movl $0, %k0\n\t"				\
 		     "2:\n\t"						\
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "4")		\
@@ -741,7 +741,7 @@ static noinline u64 imv_test_read_high(void)
 	u32 v;
 
 	asm volatile("movl $" __stringify(IMV_TEST_HIGH_OTHER) ", %%eax\n\t"
-		     ANNOTATE_NOENDBR
+		     ANNOTATE_NOENDBR "\n\t"
 		     "1:	movb $0, %%ah\n\t"
 		     "2:\n\t"
 		     IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", "1")

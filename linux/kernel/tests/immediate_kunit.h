@@ -9,6 +9,9 @@
 
 #include <linux/immediate.h>
 
+/* The namespace of what the module exports to the suite. */
+#define IMV_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
+
 /* Defined and exported by the built-in suite. */
 DECLARE_IMV(int, imv_kunit_shared);
 

@@ -16,7 +16,7 @@ int imv_kunit_mod_read(void)
 {
 	return imv_read(imv_kunit_mod_value);
 }
-EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_read, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_read, IMV_KUNIT_NS);
 
 /* Inline code lands where it is used: in init text and in core text. */
 static __always_inline int imv_kunit_mod_read_shared_inline(void)
@@ -28,16 +28,16 @@ int imv_kunit_mod_read_shared(void)
 {
 	return imv_kunit_mod_read_shared_inline();
 }
-EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_read_shared, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_read_shared, IMV_KUNIT_NS);
 
 int imv_kunit_mod_init_read;
-EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_init_read, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_init_read, IMV_KUNIT_NS);
 
 int imv_kunit_mod_set(int value)
 {
 	return imv_set(imv_kunit_mod_value, value);
 }
-EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_set, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(imv_kunit_mod_set, IMV_KUNIT_NS);
 
 static int __init imv_kunit_mod_init(void)
 {

@@ -220,13 +220,13 @@ static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
 {
 	mutex_lock(&text_mutex);
 	text_poke(addr, &byte, 1);
-	text_poke_sync();
+	smp_text_poke_sync_each_cpu();
 	mutex_unlock(&text_mutex);
 }
 #elif defined(CONFIG_MARKER_SITES) && defined(CONFIG_ARM64)
 #include <linux/marker.h>
 #include <linux/memory.h>
-#include <asm/patching.h>
+#include <asm/text-patching.h>
 
 #define KUNIT_MARKER_SITE_POINTS	1
 #define KUNIT_SYNC_ROUNDS_PER_BATCH	1

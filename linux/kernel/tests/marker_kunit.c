@@ -29,6 +29,7 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 
+#include "../marker_internal.h"
 #include "kunit_helpers.h"
 #include "marker_kunit.h"
 
@@ -36,8 +37,6 @@
 #include <linux/ftrace.h>
 #include <linux/unaligned.h>
 #include <asm/insn.h>
-
-#include "../marker_internal.h"
 #endif
 #ifdef CONFIG_IMMEDIATE
 #include <asm/alternative.h>
@@ -906,7 +905,7 @@ static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
  */
 static void marker_synchronize_waits(struct kunit *test)
 {
-	struct rcu_gp_oldstate state;
+	struct marker_gp_state state;
 
 	get_state_synchronize_rcu_full(&state);
 	marker_synchronize_unregister();
@@ -1752,7 +1751,7 @@ static void marker_module_race(struct kunit *test)
 
 /* Counted by the probe of marker_kunit_mod, loaded with probe=1. */
 atomic_long_t marker_kunit_probe_calls;
-EXPORT_SYMBOL_NS_GPL(marker_kunit_probe_calls, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(marker_kunit_probe_calls, MARKER_KUNIT_NS);
 
 static noinline void marker_test_fire_probe_module(int value)
 {
@@ -2174,15 +2173,13 @@ static void marker_switch_cpus_see_every_step(struct kunit *test)
  */
 static void *marker_test_two_fast_call(void)
 {
-	return IS_ENABLED(CONFIG_CFI_CLANG) ? (void *)marker_probe_iterate_regs :
-					      (void *)marker_probe_pair;
+	return MARKER_KCFI ? (void *)marker_probe_iterate_regs : (void *)marker_probe_pair;
 }
 
 /* The same with three fast probes: marker_probe_triple(), but for kCFI. */
 static void *marker_test_three_fast_call(void)
 {
-	return IS_ENABLED(CONFIG_CFI_CLANG) ? (void *)marker_probe_iterate_regs :
-					      (void *)marker_probe_triple;
+	return MARKER_KCFI ? (void *)marker_probe_iterate_regs : (void *)marker_probe_triple;
 }
 
 /*
@@ -2198,7 +2195,7 @@ static void marker_direct_call(struct kunit *test)
 	marker_fast_probe_func *fast = marker_test_fast_count;
 	const char *name = "marker_test_basic";
 	struct marker_test_site site;
-	struct rcu_gp_oldstate gp;
+	struct marker_gp_state gp;
 	void *code;
 
 	KUNIT_ASSERT_EQ(test, marker_get_sites(name, &code, 1), 1);

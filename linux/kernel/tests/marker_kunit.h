@@ -11,6 +11,9 @@
 #include <linux/atomic.h>
 #include <linux/immediate.h>
 
+/* The namespace of what the suite and the module export to each other. */
+#define MARKER_KUNIT_NS		"EXPORTED_FOR_KUNIT_TESTING"
+
 /* The format of marker_test_module. */
 #define MARKER_KUNIT_MOD_FORMAT	"value %d"
 /* What the module's init function fires marker_test_module_init with. */

@@ -36,7 +36,7 @@ void marker_kunit_mod_fire(int value)
 {
 	MARK(marker_test_module, "value %d", value);
 }
-EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_fire, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_fire, MARKER_KUNIT_NS);
 
 /* Inline code lands where it is used: in init text and in core text below. */
 static __always_inline void marker_kunit_mod_fire_inline(int value)
@@ -48,11 +48,11 @@ void marker_kunit_mod_fire_init_marker(int value)
 {
 	marker_kunit_mod_fire_inline(value);
 }
-EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_fire_init_marker, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_fire_init_marker, MARKER_KUNIT_NS);
 
 /* Where the module's init function was, once it has been freed. */
 void *marker_kunit_mod_init_text;
-EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_init_text, EXPORTED_FOR_KUNIT_TESTING);
+EXPORT_SYMBOL_NS_GPL(marker_kunit_mod_init_text, MARKER_KUNIT_NS);
 
 static int marker_kunit_mod_firer(void *data)
 {
@@ -144,5 +144,5 @@ static void __exit marker_kunit_mod_exit(void)
 module_init(marker_kunit_mod_init);
 module_exit(marker_kunit_mod_exit);
 MODULE_DESCRIPTION("Helper module of the markers KUnit suite");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS(MARKER_KUNIT_NS);
 MODULE_LICENSE("GPL");

@@ -729,7 +729,7 @@ static struct marker_event *marker_event_create(const char *name, const char *fo
 	int ret;
 
 	lockdep_assert_held(&event_mutex);
-	mf = kmalloc(sizeof(*mf), GFP_KERNEL);
+	mf = kmalloc_obj(*mf);
 	if (!mf)
 		return ERR_PTR(-ENOMEM);
 	ret = marker_format_parse(format, mf);
@@ -741,7 +741,7 @@ static struct marker_event *marker_event_create(const char *name, const char *fo
 		goto out;
 	}
 	ret = -ENOMEM;
-	ev = kzalloc(struct_size(ev, field, mf->nr), GFP_KERNEL);
+	ev = kzalloc_flex(*ev, field, mf->nr);
 	if (!ev)
 		goto out;
 	ev->nr_fields = mf->nr;
@@ -839,7 +839,7 @@ static int trace_marker_collect(const struct marker_info *info, void *data)
 	/* A marker_enabled() guard has no format: it is not an event. */
 	if (!info->has_sites || !info->format)
 		return 0;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc_obj(*m);
 	if (!m)
 		return -ENOMEM;
 	m->name = kstrdup(info->name, GFP_KERNEL);

@@ -542,7 +542,7 @@ static unsigned long bench_ipis(void)
 	unsigned int cpu;
 
 	for_each_online_cpu(cpu)
-		sum += per_cpu(irq_stat, cpu).irq_call_count;
+		sum += per_cpu(irq_stat, cpu).counts[IRQ_COUNT_CALL_FUNCTION];
 	return sum;
 }
 #else
@@ -826,4 +826,4 @@ module_init(markers_bench_init);
 module_exit(markers_bench_exit);
 MODULE_DESCRIPTION("Markers benchmark: markers against static keys, tracepoints, kprobes");
 MODULE_LICENSE("GPL");
-MODULE_IMPORT_NS(MARKERS_BENCH);
+MODULE_IMPORT_NS(MARKERS_BENCH_NS);

@@ -11,10 +11,20 @@
 #include <linux/marker.h>
 #include <linux/tracepoint.h>
 
+/* The namespace of what stopped.c, built in, exports to the module. */
+#define MARKERS_BENCH_NS	"MARKERS_BENCH"
+
+/*
+ * Declares the bare tracepoint @name_tp (no event), which DEFINE_TRACE()
+ * defines by that name.
+ */
+#define BENCH_DECLARE_TRACE(name, proto, args)				\
+	DECLARE_TRACE(name, PARAMS(proto), PARAMS(args))
+
 extern int bench_sink;
 
-/* The tracepoint of the per-hit rows (defined in bench.c). */
-DECLARE_TRACE(markers_bench_tp, TP_PROTO(int v), TP_ARGS(v));
+/* The per-hit rows' tracepoint, markers_bench_tp (defined in bench.c). */
+BENCH_DECLARE_TRACE(markers_bench, TP_PROTO(int v), TP_ARGS(v));
 
 /* Markers bench_sw1, bench_sw64, bench_sw1024 and keys of as many sites. */
 DECLARE_STATIC_KEY_FALSE(bench_sk1);

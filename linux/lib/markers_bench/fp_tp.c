@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Footprint: the call with one bare tracepoint of one argument:
- * DECLARE_TRACE() and DEFINE_TRACE(), no TRACE_EVENT() and no event, as
- * the scheduler declares the hooks of out-of-tree instrumentation.
+ * DECLARE_TRACE() (BENCH_DECLARE_TRACE()) and DEFINE_TRACE(), no
+ * TRACE_EVENT() and no event, as the scheduler declares the hooks of
+ * out-of-tree instrumentation.
  */
 
 #include <linux/compiler.h>
@@ -10,7 +11,7 @@
 
 #include "bench.h"
 
-DECLARE_TRACE(markers_bench_fp_tp, TP_PROTO(int v), TP_ARGS(v));
+BENCH_DECLARE_TRACE(markers_bench_fp, TP_PROTO(int v), TP_ARGS(v));
 DEFINE_TRACE(markers_bench_fp_tp, TP_PROTO(int v), TP_ARGS(v));
 
 void bench_fp_tracepoint(int v)

@@ -77,7 +77,7 @@ void markers_bench_patch_stats(struct markers_bench_patch_stats *st)
 	st->rounds = stats.sync_rounds;
 	st->mappings = stats.mappings;
 }
-EXPORT_SYMBOL_NS_GPL(markers_bench_patch_stats, MARKERS_BENCH);
+EXPORT_SYMBOL_NS_GPL(markers_bench_patch_stats, MARKERS_BENCH_NS);
 
 static int bench_write_stopped(void * const *code,
 			       const u8 (*bytes)[MARKERS_BENCH_SITE_BYTES], unsigned int nr)
@@ -94,7 +94,7 @@ static int bench_write_stopped(void * const *code,
 #else
 #include <linux/unaligned.h>
 
-#include <asm/patching.h>
+#include <asm/text-patching.h>
 
 /**
  * markers_bench_patch_stats() - what the markers' patcher has done since boot
@@ -112,7 +112,7 @@ void markers_bench_patch_stats(struct markers_bench_patch_stats *st)
 	st->rounds = stats.syncs;
 	st->mappings = 0;
 }
-EXPORT_SYMBOL_NS_GPL(markers_bench_patch_stats, MARKERS_BENCH);
+EXPORT_SYMBOL_NS_GPL(markers_bench_patch_stats, MARKERS_BENCH_NS);
 
 /* arm64: its own stop_machine() patcher, one instruction a site. */
 static int bench_write_stopped(void * const *code,
@@ -179,4 +179,4 @@ int markers_bench_write_stopped(const char *name,
 	kfree(code);
 	return ret;
 }
-EXPORT_SYMBOL_NS_GPL(markers_bench_write_stopped, MARKERS_BENCH);
+EXPORT_SYMBOL_NS_GPL(markers_bench_write_stopped, MARKERS_BENCH_NS);

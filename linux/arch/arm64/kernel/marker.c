@@ -23,7 +23,7 @@
 #include <linux/smp.h>
 
 #include <asm/insn.h>
-#include <asm/patching.h>
+#include <asm/text-patching.h>
 
 /* A site: slot, movz, cbnz. */
 #define MARKER_SITE_LEN		(3 * AARCH64_INSN_SIZE)

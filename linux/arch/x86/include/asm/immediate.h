@@ -57,7 +57,7 @@
 	".popsection\n\t"						\
 	".p2align " #log2size "\n\t"					\
 	__IMV_PAD("((-(4b - 3b)) & (" #size " - 1))")			\
-	ANNOTATE_NOENDBR						\
+	ANNOTATE_NOENDBR "\n\t"						\
 	"1:	" insn "\n\t"						\
 	"2:\n\t"							\
 	IMV_SITE_ENTRY("1b", "%c1", "2b - 1b", #size)

@@ -19,6 +19,13 @@ struct marker;
 #define MARKER_CALL_LEN		5
 
 /*
+ * Tells objtool that the instruction at @label, an expression of local
+ * labels, is no indirect branch target, though a table points at it.
+ */
+#define MARKER_ASM_NOENDBR(label)					\
+	ASM_ANNOTATE_LABEL(label, ANNOTYPE_NOENDBR) "\n\t"
+
+/*
  * The whole pattern is one asm goto: its only exits are its end and
  * %l[l_on], so whatever the jump slot is patched to, control only takes
  * edges the compiler knows about. "eax" and "cc" are clobbered on both. The
@@ -41,7 +48,7 @@ struct marker;
  */
 static __always_inline bool arch_marker_site(struct marker *marker)
 {
-	asm goto(ANNOTATE_NOENDBR
+	asm goto(ANNOTATE_NOENDBR "\n\t"
 		 "1:	.byte 0x66, 0x90\n\t"
 		 "	movb $0, %%ah\n\t"
 		 "	testb %%ah, %%ah\n\t"
@@ -70,9 +77,7 @@ l_on:
 static __always_inline void arch_marker_record_call(struct marker *marker)
 {
 	asm volatile("1:\n\t"
-		     ".pushsection .discard.noendbr\n\t"
-		     ".long 1b - " __stringify(MARKER_CALL_LEN) "\n\t"
-		     ".popsection\n\t"
+		     MARKER_ASM_NOENDBR(1b - MARKER_CALL_LEN)
 		     SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b - " __stringify(MARKER_CALL_LEN),
 				    "%c0", __stringify(MARKER_CALL_LEN),
 				    __stringify(MARKER_ENTRY_CALL))
