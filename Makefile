@@ -7,6 +7,7 @@
 #   make run           boot the patched kernel and show markers at work
 #   make series        write out/series (cover letter + patches) and checkpatch it
 #   make series-check  build the kernel after every patch (bisectability)
+#   make range-diff    git range-diff of the series (7.3) and its 6.12 backport
 #   make bench         the benchmark (issue: markers vs static keys, tracepoints, kprobes)
 #   make bench-macro   whole workloads on kernels with hot paths instrumented or not
 #   make bench-silicon the benchmark kernel's real.c functions timed on the host's
@@ -15,8 +16,9 @@
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
 # CONFIGS="test debug" limits `make test` to some configs of the matrix.
-# BASE=7.3 applies the series to another kernel than the default (6.12);
-# the bases are settings.BASES of tools/wb/settings.py.
+# BASE=7.3 applies the series to another kernel than the default (6.12):
+# the series is written for 7.3, and 6.12 takes it with the delta of
+# backport/6.12/; the bases are settings.BASES of tools/wb/settings.py.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
 # applies and reverts them; BASELINE=0 skips booting the unmutated kernel;
 # RESUME=1 keeps the outcomes an earlier run recorded for the same commit;
@@ -34,10 +36,10 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
 	$(if $(filter-out 0,$(RESUME)),--resume) $(if $(filter-out 0,$(IN_PLACE)),--in-place)
 
-.PHONY: test test-full run series series-check bench bench-macro bench-silicon mutate ftracetest build clean help
+.PHONY: test test-full run series series-check range-diff bench bench-macro bench-silicon mutate ftracetest build clean help
 
 help:
-	@sed -n '3,25p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,28p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
@@ -50,6 +52,9 @@ series:
 
 series-check:
 	$(WORKBENCH) series-check
+
+range-diff:
+	$(WORKBENCH) range-diff
 
 ftracetest:
 	$(WORKBENCH) ftracetest $(foreach c,$(FTRACETEST_CASES),--case $(c))

@@ -19,8 +19,11 @@ check failed, 2 the workbench could not do its job (see the message).
 import argparse
 import concurrent.futures
 import enum
+import json
 import os
+import re
 import shutil
+import subprocess
 import sys
 import time
 import traceback
@@ -30,7 +33,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, results, series, settings, silicon, tree  # noqa: E402
+from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, rangediff, results, series, settings, silicon, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
 from wb.shell import WorkbenchError, log, stderr  # noqa: E402
 
@@ -211,6 +214,12 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 			splats.append(line)
 	cases.append(Case(f'{what}: console has no WARNING, BUG, Oops, lockdep or KASAN report',
 			  not splats, '\n'.join(splats[:50])))
+	# The kernel that booted is of the base the series was applied to.
+	version = p.tree.kernel_version()
+	banner = re.search(rf'^.*Linux version {re.escape(version)}(?!\d).*$',
+			   console.read_text(errors='replace'), re.M)
+	cases.append(Case(f'{what}: the console says "Linux version {version}"', bool(banner),
+			  'no such line in ' + str(console)))
 	reported = results.channel_vulnerabilities(text)
 	vulnerabilities = {}
 	for name, expected in config.vulnerabilities:
@@ -508,6 +517,50 @@ def cmd_series_check(args) -> Status:
 	return Status.SUCCESS if not failed else Status.FAILURE
 
 
+def cmd_applied(args) -> Status:
+	"""Applies the series to the base's tree (its scratch worktree, not the
+	build source) and prints, last, where and its commits (for range-diff)."""
+	if not args.no_install:
+		deps.ensure_packages()
+	t = tree.prepare()
+	_, patches = series.load()
+	commits = series.apply(t, patches)
+	print(json.dumps({'base': settings.BASE.name, 'tree': str(t.scratch),
+			  'commits': [tree.git_out(t.src, 'rev-parse', 'pristine'), *commits]}))
+	return Status.SUCCESS
+
+
+def cmd_range_diff(args) -> Status:
+	"""git range-diff of the series applied on the default base and on
+	each other base: what each backport changes of each patch."""
+	applied = []
+	for name in settings.BASES:
+		env = dict(os.environ, MARKERS_BASE=name)
+		cmd = [sys.executable, str(Path(__file__).resolve()),
+		       *(['--no-install'] if args.no_install else []), 'applied']
+		proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+		if proc.returncode != 0:
+			raise WorkbenchError(f'applying the series on {name} failed:\n'
+					     f'{proc.stdout[-2000:]}{proc.stderr[-2000:]}')
+		applied.append(rangediff.parse_applied(proc.stdout))
+	# The mainline series first, the backports after it.
+	applied.sort(key=lambda a: a['base'] != settings.MAINLINE_BASE)
+	outdir = fresh_outdir('range-diff')
+	ranges = rangediff.build(applied, outdir / 'repo')
+	mainline = ranges[settings.MAINLINE_BASE]
+	text = ''
+	for name, backport in ranges.items():
+		if name == settings.MAINLINE_BASE:
+			continue
+		text += f'# git range-diff {settings.MAINLINE_BASE} (the series) {name} (its backport)\n'
+		text += tree.git_out(outdir / 'repo', '-c', 'color.ui=never', 'range-diff',
+				     '--no-color', mainline, backport) + '\n'
+	(outdir / 'range-diff.txt').write_text(text)
+	print(text, end='')
+	print(f'written to {outdir / "range-diff.txt"}')
+	return Status.SUCCESS
+
+
 def fresh_outdir(name: str) -> Path:
 	"""out/@name, emptied."""
 	outdir = settings.OUT / name
@@ -606,6 +659,8 @@ def main(argv: Sequence[str]) -> int:
 		p.add_argument('--config', action='append',
 			       help='limit to this config (repeatable): ' + ', '.join(settings.MATRIX))
 	sub.add_parser('series', help='write out/series and checkpatch it')
+	sub.add_parser('applied', help="apply the series to the base's tree, print its commits")
+	sub.add_parser('range-diff', help='git range-diff of the series on each base')
 	sub.add_parser('run', help='boot the patched kernel and show markers at work')
 	sub.add_parser('series-check', help='build the kernel after every patch')
 	p = sub.add_parser('ftracetest', help="run every case of upstream's ftrace selftests")
@@ -628,7 +683,8 @@ def main(argv: Sequence[str]) -> int:
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
 		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate,
 		    'ftracetest': cmd_ftracetest, 'bench-macro': cmd_bench_macro,
-		    'bench-silicon': cmd_bench_silicon}
+		    'bench-silicon': cmd_bench_silicon, 'applied': cmd_applied,
+		    'range-diff': cmd_range_diff}
 	if not args.command:
 		parser.print_help()
 		return Status.ERROR

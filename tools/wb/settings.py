@@ -65,6 +65,9 @@ BASES = {
 		    # 7.3 wants LLVM 17 or later; bookworm serves 19.
 		    '-19'),
 }
+# The base the series is written for (series/, linux/): the current kernel.
+# Every other base carries a delta on it (DELTA_DIR).
+MAINLINE_BASE = '7.3'
 # The base of this run: MARKERS_BASE (`make test BASE=7.3`), else the default.
 DEFAULT_BASE = '6.12'
 BASE = BASES[os.environ.get('MARKERS_BASE') or DEFAULT_BASE]
