@@ -12,16 +12,11 @@ fi
 
 # x86-64: a batch of the int3 patcher is 3 sync rounds, the IPIs are
 # counted and there are optprobes. arm64: one round of IPIs per batch, not
-# counted, no optprobes. The stop_machine() rows write with text_poke(),
-# which sleeps with PREEMPT_RT on x86-64: there the row says so instead.
+# counted, no optprobes.
 case "$(uname -m)" in
-aarch64) ROUNDS=1 ARCH_ROWS=switch.1024.stop_machine.on.ns ;;
+aarch64) ROUNDS=1 ARCH_ROWS= ;;
 *) ROUNDS=3 ARCH_ROWS="enabled.optprobe switch.1024.mark.on.ipis
-	switch.1024.static_key.on.ipis"
-   case "$(uname -v)" in
-   *PREEMPT_RT*) ARCH_ROWS="$ARCH_ROWS switch.1024.stop_machine.preempt_rt" ;;
-   *) ARCH_ROWS="$ARCH_ROWS switch.1024.stop_machine.on.ns" ;;
-   esac ;;
+	switch.1024.static_key.on.ipis" ;;
 esac
 
 dmesg -c >/dev/null
@@ -39,6 +34,7 @@ for row in disabled.mark disabled.static_branch \
 	   enabled.mark_1fast enabled.mark_2fast enabled.mark_3fast \
 	   enabled.mark_1probe enabled.mark_2probes \
 	   enabled.tracepoint_1probe enabled.tracepoint_3probes enabled.kprobe switch.1024.mark.sync.ns \
+	   switch.1024.static_key.on.ns \
 	   disabled.imv_branch real.csum.plain record.mark_event record.trace_event \
 	   record.mark_vsnprintf $ARCH_ROWS; do
 	expect "row $row is there" sh -c "printf '%s\n' \"\$1\" | grep -q '^$row '" _ "$rows"

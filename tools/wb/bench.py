@@ -325,8 +325,7 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows,
 	    on_silicon: Optional[silicon.Result] = None) -> List[Target]:
 	"""The targets the series set itself (BENCHMARKS.md), against this run:
 	site_targets(), and on x86-64 the value live across a site, the floor
-	of 12 instructions, the wall clock (medians: under single-threaded TCG
-	a spinning vCPU only measures how the emulator takes turns), the hot
+	of 12 instructions, the wall clock (medians of the wall runs), the hot
 	text of a site and the records of marker events."""
 	def insn(row: str) -> float:
 		return _insn(icount, row)
@@ -337,8 +336,6 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows,
 	on = insn('enabled.mark_1fast')
 	on_wall = wall_median('enabled.mark_1fast') if wall else None
 	tp_wall = wall_median('enabled.tracepoint_1probe') if wall else None
-	stall = wall_median('switch.1024.mark.on.stall') if wall else None
-	stop = wall_median('switch.1024.stop_machine.on.stall') if wall else None
 	live, live_static = insn('disabled.live.mark'), insn('disabled.live.static_branch')
 	live_plain_probe = insn('disabled.live.plain_probe')
 	hot = fp['footprint.mark.hot_text'][0]
@@ -359,9 +356,6 @@ def targets(icount: Rows, wall: List[Rows], fp: Rows,
 		Target('enabled MARK(), 1 fast probe: below a tracepoint with 1 probe (wall median)',
 		       f'{_fmt(on_wall, "ps")} vs {_fmt(tp_wall, "ps")}' if wall else 'no wall run',
 		       bool(wall) and on_wall < tp_wall),
-		Target('longest stall switching 1024 sites: 10x below stop_machine()',
-		       f'{_fmt(stall, "ns")} vs {_fmt(stop, "ns")} (wall medians)'
-		       if wall else 'no wall run', bool(wall) and stall * 10 <= stop),
 		Target('hot-path text per site: at most 16 bytes', f'{hot} bytes', hot <= 16),
 		Target('a marker event record: at most a TRACE_EVENT record of the same field',
 		       f'{rec:.2f} vs {rec_te:.2f} insn', rec <= rec_te),

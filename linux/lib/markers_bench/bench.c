@@ -33,7 +33,6 @@
 #include <linux/marker.h>
 #include <linux/module.h>
 #include <linux/sched/clock.h>
-#include <linux/slab.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 
@@ -524,8 +523,8 @@ static int bench_spin(void *data)
 		/*
 		 * Where preemption is voluntary (PREEMPT_VOLUNTARY, as
 		 * distributions build and boot their kernels), the CPU is only
-		 * given up here: stop_machine() of the rows that switch under
-		 * it waits for this CPU's stopper. Its time is a gap above.
+		 * given up here, to whatever waits for it, such as the grace
+		 * period of the sync rows. Its time is a gap above.
 		 */
 		cond_resched();
 	}
@@ -630,71 +629,13 @@ static int bench_key_unswitch(void *key)
 }
 
 /*
- * The same switch of marker sites, done the way of the old days: every CPU
- * stopped while one rewrites their bytes with the kernel's own text writer
- * (stopped.c), then each CPU serializes.
- */
-struct bench_stop {
-	const char *name;
-	unsigned int n;
-	u8 (*off)[MARKERS_BENCH_SITE_BYTES];	/* the first bytes of each site, off */
-	u8 (*on)[MARKERS_BENCH_SITE_BYTES];	/* and on */
-	bool to_on;
-};
-
-static int bench_stop_switch(void *data)
-{
-	struct bench_stop *st = data;
-
-	st->to_on = !st->to_on;
-	return markers_bench_write_stopped(st->name, st->to_on ? st->off : st->on,
-					   st->to_on ? st->on : st->off, st->n);
-}
-
-static void bench_stop_free(struct bench_stop *st)
-{
-	kfree(st->on);
-	kfree(st->off);
-}
-
-/*
- * Prepares a stop_machine() switch of the sites @code of @name: takes
- * their bytes off and on from a switch of the markers core.
- */
-static int bench_stop_prepare(struct bench_stop *st, const char *name, void **code,
-			      unsigned int n)
-{
-	unsigned int i;
-	int ret;
-
-	st->name = name;
-	st->n = n;
-	st->on = kcalloc(n, sizeof(*st->on), GFP_KERNEL);
-	st->off = kcalloc(n, sizeof(*st->off), GFP_KERNEL);
-	if (!st->on || !st->off)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		memcpy(st->off[i], code[i], MARKERS_BENCH_SITE_BYTES);
-	ret = bench_mark_switch((void *)name);
-	if (ret)
-		return ret;
-	for (i = 0; i < n; i++)
-		memcpy(st->on[i], code[i], MARKERS_BENCH_SITE_BYTES);
-	bench_mark_unswitch((void *)name);
-	marker_synchronize_unregister();
-	return 0;
-}
-
-/*
  * The switching rows of a marker of @n MARK()s (the sites row says how many
  * sites they compiled to) and a static key of @n sites.
  */
 static void bench_switching_n(struct bench_spinner *s, const char *name,
 			      struct static_key_false *key, unsigned int n)
 {
-	struct bench_stop st = {};
 	char row[48];
-	void **code;
 	int got;
 
 	/* At least one site per MARK(); GCC may copy some into probe blocks. */
@@ -706,9 +647,6 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 	}
 	snprintf(row, sizeof(row), "switch.%u.sites", n);
 	bench_result(row, got, "sites");
-	code = kcalloc(got, sizeof(*code), GFP_KERNEL);
-	if (!code || marker_get_sites(name, code, got) != got)
-		goto out;
 	snprintf(row, sizeof(row), "switch.%u.mark.on", n);
 	bench_switch(s, row, bench_mark_switch, (void *)name);
 	snprintf(row, sizeof(row), "switch.%u.mark.off", n);
@@ -719,23 +657,6 @@ static void bench_switching_n(struct bench_spinner *s, const char *name,
 	bench_switch(s, row, bench_key_switch, key);
 	snprintf(row, sizeof(row), "switch.%u.static_key.off", n);
 	bench_switch(s, row, bench_key_unswitch, key);
-
-	if (bench_stop_prepare(&st, name, code, got)) {
-		snprintf(row, sizeof(row), "switch.%u.stop_machine_failed", n);
-		bench_result(row, 1, "-");
-	} else if (IS_ENABLED(CONFIG_X86) && IS_ENABLED(CONFIG_PREEMPT_RT)) {
-		/* text_poke() takes a lock that sleeps there: not stopped. */
-		snprintf(row, sizeof(row), "switch.%u.stop_machine.preempt_rt", n);
-		bench_result(row, 1, "-");
-	} else {
-		snprintf(row, sizeof(row), "switch.%u.stop_machine.on", n);
-		bench_switch(s, row, bench_stop_switch, &st);
-		snprintf(row, sizeof(row), "switch.%u.stop_machine.off", n);
-		bench_switch(s, row, bench_stop_switch, &st);
-	}
-	bench_stop_free(&st);
-out:
-	kfree(code);
 }
 
 /* The switching rows; completes @done when finished, and exits. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the files of the markers benchmark share: the sites switched by the
- * switching rows (sites.c), and the functions whose objects the workbench
+ * switching rows (sites.c), the reader of the patcher's counters, built
+ * into the kernel (stats.c), and the functions whose objects the workbench
  * measures for the footprint rows (fp_*.c).
  */
 #ifndef _MARKERS_BENCH_H
@@ -11,7 +12,7 @@
 #include <linux/marker.h>
 #include <linux/tracepoint.h>
 
-/* The namespace of what stopped.c, built in, exports to the module. */
+/* The namespace of what stats.c, built in, exports to the module. */
 #define MARKERS_BENCH_NS	"MARKERS_BENCH"
 
 /*
@@ -67,17 +68,7 @@ void bench_fp_trace_event(int v);
 void bench_fp_tracepoint(int v);
 void bench_fp_dyndbg(int v);
 
-/*
- * The way of the old days (stopped.c, built in): the first bytes of each
- * site of @name, which a switch changes (x86: the jump slot and the mov;
- * arm64: the slot), rewritten with every CPU stopped.
- */
-#define MARKERS_BENCH_SITE_BYTES	4
-int markers_bench_write_stopped(const char *name,
-				const u8 (*from)[MARKERS_BENCH_SITE_BYTES],
-				const u8 (*to)[MARKERS_BENCH_SITE_BYTES], unsigned int nr);
-
-/* What the markers' patcher has done since boot (stopped.c reads it). */
+/* What the markers' patcher has done since boot (stats.c reads it). */
 struct markers_bench_patch_stats {
 	unsigned long batches;
 	unsigned long rounds;		/* sync rounds of IPIs */
