@@ -26,7 +26,7 @@
 #include "kunit_helpers.h"
 
 #ifdef CONFIG_IMMEDIATE
-#include <asm/text-patching.h>
+#include <linux/text-patching.h>
 #include <asm/text_poke_bp.h>
 #endif
 

@@ -106,7 +106,7 @@ struct kunit_poke_counts {
 
 #ifdef CONFIG_IMMEDIATE
 #include <linux/memory.h>
-#include <asm/text-patching.h>
+#include <linux/text-patching.h>
 #include <asm/text_poke_bp.h>
 
 /*
@@ -226,7 +226,7 @@ static inline void kunit_poke_text_byte(u8 *addr, u8 byte)
 #elif defined(CONFIG_MARKER_SITES) && defined(CONFIG_ARM64)
 #include <linux/marker.h>
 #include <linux/memory.h>
-#include <asm/text-patching.h>
+#include <linux/text-patching.h>
 
 #define KUNIT_MARKER_SITE_POINTS	1
 #define KUNIT_SYNC_ROUNDS_PER_BATCH	1

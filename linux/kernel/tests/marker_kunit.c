@@ -39,8 +39,8 @@
 #include <asm/insn.h>
 #endif
 #ifdef CONFIG_IMMEDIATE
+#include <linux/text-patching.h>
 #include <asm/alternative.h>
-#include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 #endif
 #ifdef CONFIG_ARM64

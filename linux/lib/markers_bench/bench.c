@@ -37,8 +37,8 @@
 #include <linux/tracepoint.h>
 
 #ifdef CONFIG_X86
+#include <linux/text-patching.h>
 #include <asm/hardirq.h>
-#include <asm/text-patching.h>
 #endif
 
 #include "bench.h"
