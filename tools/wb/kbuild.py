@@ -84,7 +84,7 @@ def _requested(fragment: str) -> Dict[str, str]:
 # Debian's records Debian's build machine.
 _TOOLCHAIN_SYMBOL = re.compile(r'CONFIG_((CC|GCC|CLANG|AS|LD|LLD|RUSTC|RUSTC_LLVM|PAHOLE)_VERSION'
 			       r'|CC_VERSION_TEXT|(CC|AS|LD|PAHOLE|TOOLS)_HAS_\w+|TOOLS_SUPPORT_\w+|CC_CAN_LINK\w*'
-			       r'|RUST_IS_AVAILABLE)$')
+			       r'|RUST_IS_AVAILABLE|RUSTC_\w+|BINDGEN_\w+|CC_OPT_\w+|OPENSSL_SUPPORTS_\w+)$')
 
 
 def _validate(build: Build, fragment: str) -> None:
