@@ -98,6 +98,8 @@ def series_cases(p: Prepared) -> List[Case]:
 				  f'{r.warnings} warnings, {r.checks} checks', r.clean,
 				  '' if r.clean else r.report))
 	cases.append(checks.series_markers_case(p.tree.src, files))
+	cases.append(checks.kernel_doc_case(p.tree.src, [f for patch in p.patches
+							  for f in patch.files]))
 	cases.append(checks.docs_case(p.tree.src))
 	return cases
 

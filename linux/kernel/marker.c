@@ -675,7 +675,7 @@ static noinline void marker_call_probes(const struct marker *marker,
  * Context: called with preemption disabled, which is the RCU read side
  * that marker_synchronize_unregister() waits for.
  */
-void notrace __no_stack_protector marker_probe_iterate(void *data, void *call_private,
+notrace void __no_stack_protector marker_probe_iterate(void *data, void *call_private,
 						       const struct marker *marker, ...)
 {
 	va_list args __uninitialized;
@@ -715,7 +715,7 @@ EXPORT_SYMBOL(marker_probe_iterate);
  * Context: called with preemption disabled, which is the RCU read side
  * that marker_synchronize_unregister() waits for.
  */
-void notrace __no_stack_protector marker_probe_va_one(void *data, void *call_private,
+notrace void __no_stack_protector marker_probe_va_one(void *data, void *call_private,
 						      const struct marker *marker, ...)
 {
 	va_list args __uninitialized;

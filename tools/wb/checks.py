@@ -154,6 +154,18 @@ except docutils.utils.SystemMessage as e:
 '''
 
 
+def kernel_doc_case(src: Path, files: List[str]) -> Case:
+	"""The base's scripts/kernel-doc -Wall has nothing to say of the series'
+	new C files and headers: every kernel-doc comment is whole."""
+	sources = [f for f in files if f.endswith(('.c', '.h'))]
+	proc = subprocess.run([str(src / 'scripts/kernel-doc'), '-Wall', '-none', *sources],
+			      cwd=src, capture_output=True, text=True)
+	report = (proc.stdout + proc.stderr).strip()
+	return Case(f'kernel-doc -Wall on the {len(sources)} new C files and headers: '
+		    f'{len(report.splitlines())} warnings', proc.returncode == 0 and not report,
+		    report)
+
+
 def docs_case(src: Path) -> Case:
 	"""Documentation/markers.txt is plain text that is valid reStructuredText."""
 	doc = src / 'Documentation/markers.txt'

@@ -102,6 +102,7 @@ struct site_table {
  * struct site_tables - the tables of one owner of entries
  * @lock: the owner's lock, held to add, remove or walk tables
  * @sort: keep each table sorted by key, then by address
+ * @sorting: a table is being sorted in place (readers retry)
  * @module_entries: the entries a module carries for this owner
  * @alloc: allocates zeroed memory (the owner's, so tests can fail it)
  * @core: the kernel's table
@@ -110,7 +111,7 @@ struct site_table {
 struct site_tables {
 	struct mutex *lock;	/* the owner's, see above */
 	bool sort;
-	seqcount_t sorting;	/* a table is being sorted in place */
+	seqcount_t sorting;
 	void (*module_entries)(struct module *mod, struct site_entry **start,
 			       struct site_entry **stop);
 	void *(*alloc)(size_t size);
