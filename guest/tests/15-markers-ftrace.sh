@@ -3,8 +3,8 @@
 # Markers switch while the function tracer is on: the markers suite runs
 # again with the function tracer on the functions that switch markers
 # (registration, the batch of immediate values, the site tables, the
-# patcher), whose call sites ftrace has patched (text_poke_bp(), next to
-# our int3 patcher, both under text_mutex): the patcher then runs from
+# patcher), whose call sites ftrace has patched (the kernel's int3
+# patcher, ours, both under text_mutex): the patcher then runs from
 # functions that ftrace traces. The functions that fire markers are left
 # out: tracing millions of hits would only slow the suite down. Every case
 # must pass again, and the trace must show the switches.

@@ -41,7 +41,7 @@ for row in disabled.mark disabled.static_branch \
 done
 # A marker switch is one batch of the patcher, 3 sync rounds (1 on arm64)
 # whatever its number of sites (the patcher counts them); a static key flushes a
-# batch of text_poke_bp() each time its vector (a page of entries) fills,
+# batch of the int3 patcher each time its queue (a page of entries) fills,
 # which shows in the IPIs (all function-call IPIs of the guest: compared
 # only at 1024 sites, where the static key sends several times more).
 value() { printf '%s\n' "$rows" | sed -n "s/^switch\.$1 \([0-9]*\) .*/\1/p" | grep . || echo -1; }
@@ -51,9 +51,10 @@ expect_eq "with one fast probe, the site called it straight 1000 times" 1000 \
 expect_eq "with one fast probe, the site never called the iterator" 0 \
 	"$(printf '%s\n' "$rows" | sed -n 's/^enabled\.mark_1fast\.via_iterator \([0-9]*\) .*/\1/p')"
 # Two: the site calls marker_probe_pair(), which jumps to the second probe,
-# so that it returns straight to the site. A kCFI kernel (CONFIG_CFI_CLANG:
-# its functions have __cfi_ preambles) keeps them on the iterator, since
-# the pair's indirect calls carry no type hash: the second returns there.
+# so that it returns straight to the site. A kCFI kernel (CONFIG_CFI,
+# 6.12's CONFIG_CFI_CLANG: its functions have __cfi_ preambles) keeps them
+# on the iterator, since the pair's indirect calls carry no type hash: the
+# second returns there.
 if grep -q ' __cfi_' /proc/kallsyms; then
 	to_site=0 elsewhere=1000 how="through the iterator (kCFI)" how3=$how
 else
