@@ -66,6 +66,8 @@
 
 	.text
 SYM_FUNC_START(marker_probe_pair)
+	/* Only the sites' direct calls come here: no ENDBR, objtool knows. */
+	ANNOTATE_NOENDBR
 	MARKER_SAVE_ARGS
 	MARKER_CALL_PROBE 0
 	MARKER_RESTORE_ARGS
@@ -73,6 +75,7 @@ SYM_FUNC_START(marker_probe_pair)
 SYM_FUNC_END(marker_probe_pair)
 
 SYM_FUNC_START(marker_probe_triple)
+	ANNOTATE_NOENDBR
 	MARKER_SAVE_ARGS
 	MARKER_CALL_PROBE 0
 	MARKER_RELOAD_ARGS
