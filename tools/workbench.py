@@ -533,7 +533,7 @@ def cmd_applied(args) -> Status:
 
 
 def cmd_range_diff(args) -> Status:
-	"""git range-diff of the series applied on the default base and on
+	"""git range-diff of the series applied on the mainline base and on
 	each other base: what each backport changes of each patch."""
 	applied = []
 	for name in settings.BASES:

@@ -17,16 +17,11 @@ import subprocess
 from pathlib import Path
 from typing import Dict, List
 
-from .shell import output
-from .tree import GIT
+from .tree import git_out as _git
 
 # What `workbench.py applied` prints on its last line, as JSON: the tree
 # the series was applied in and its commits, pristine first.
 APPLIED_KEYS = ('base', 'tree', 'commits')
-
-
-def _git(repo: Path, *args: str) -> str:
-	return output([*GIT, '-C', str(repo), *args])
 
 
 def _touched(applied: List[dict]) -> List[str]:
