@@ -4,6 +4,7 @@
 #
 #   make test          apply the series, build the test matrix, boot each
 #                      kernel in QEMU, run every test; last line "N passed, N failed"
+#   make test-all      make test on every base (settings.BASES), each whole matrix
 #   make run           boot the patched kernel and show markers at work
 #   make series        write out/series (cover letter + patches) and checkpatch it
 #   make series-check  build the kernel after every patch (bisectability)
@@ -15,7 +16,8 @@
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
-# CONFIGS="test debug" limits `make test` to some configs of the matrix.
+# CONFIGS="rt debug" limits `make test` to some configs of the matrix;
+# "6.12/rt" names one of another base than BASE's.
 # BASE=7.3 applies the series to another kernel than the default (6.12):
 # the series is written for 7.3, and 6.12 takes it with the delta of
 # backport/6.12/; the bases are settings.BASES of tools/wb/settings.py.
@@ -36,13 +38,16 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
 	$(if $(filter-out 0,$(RESUME)),--resume) $(if $(filter-out 0,$(IN_PLACE)),--in-place)
 
-.PHONY: test test-full run series series-check range-diff bench bench-macro bench-silicon mutate ftracetest build clean help
+.PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon mutate ftracetest build clean help
 
 help:
-	@sed -n '3,28p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,30p' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)
+
+test-all:
+	$(WORKBENCH) test --all
 
 run:
 	$(WORKBENCH) run

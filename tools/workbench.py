@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -343,6 +344,7 @@ def finish_config(kunit_py: Path, run: ConfigRun) -> Counts:
 def selected_configs(names: Optional[Sequence[str]]) -> List[settings.KernelConfig]:
 	if not names:
 		return [c for c in settings.MATRIX.values() if c.in_make_test]
+	names = [_this_base(name) for name in names]
 	unknown = [n for n in names if n not in settings.MATRIX]
 	if unknown:
 		raise WorkbenchError(f'unknown config {", ".join(unknown)}; the matrix has: '
@@ -350,27 +352,77 @@ def selected_configs(names: Optional[Sequence[str]]) -> List[settings.KernelConf
 	return [settings.MATRIX[n] for n in names]
 
 
+def _this_base(name: str) -> str:
+	"""@name, a config of the matrix, without "<base>/" if that is this run's."""
+	base, _, config = name.rpartition('/')
+	if base and base != settings.BASE.name:
+		raise WorkbenchError(f'{name}: this run is on {settings.BASE.name} '
+				     f'(BASE={base} runs on {base})')
+	return config
+
+
+def test_plan(args) -> Dict[str, List[str]]:
+	"""The configs that `make test` runs, by base, in the order they run."""
+	if args.all:
+		bases = [settings.DEFAULT_BASE] + [b for b in settings.BASES
+						   if b != settings.DEFAULT_BASE]
+		names = [f'{base}/{name}' for base in bases
+			 for name, config in settings.MATRIX.items() if config.in_make_test]
+	elif args.config:
+		names = args.config
+	elif os.environ.get('MARKERS_BASE'):
+		names = [f'{settings.BASE.name}/{name}' for name, config in settings.MATRIX.items()
+			 if config.in_make_test]
+	else:
+		names = list(settings.TEST_PLAN)
+	plan: Dict[str, List[str]] = {}
+	for name in names:
+		base, _, config = name.rpartition('/')
+		base = base or settings.BASE.name
+		if base not in settings.BASES or config not in settings.MATRIX:
+			raise WorkbenchError(f'unknown config {name}; the bases are '
+					     f'{", ".join(settings.BASES)}, the matrix has: '
+					     + ', '.join(settings.MATRIX))
+		plan.setdefault(base, []).append(config)
+	return plan
+
+
 def cmd_test(args) -> Status:
+	plan = test_plan(args)
+	if list(plan) != [settings.BASE.name]:
+		return test_bases(args, plan)
+	return test_base(args, plan[settings.BASE.name], whole=not args.config)
+
+
+# The line a run of test_base() logs once it has built all its kernels.
+KERNELS_BUILT = 'every kernel of this run is built'
+
+
+def test_base(args, names: Sequence[str], whole: bool) -> Status:
+	"""`make test` on the base of this run (settings.BASE): @names, configs
+	of the matrix; @whole, the run replaces everything out/test held."""
 	start = time.monotonic()
 	total = Counts()
 	summary = []
 	p = prepare(install=not args.no_install)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
-	if not args.config:
+	if whole:
 		shutil.rmtree(settings.OUT / 'test', ignore_errors=True)
-	host = write_host_ktap(settings.OUT / 'test' / 'series.ktap',
-			       [('series', series_cases(p)),
-				('checkpatch_markers', checks.corpus_cases(p.tree.src)),
-				('mutations', mutate.apply_cases(p.tree.src)),
-				('harness', checks.harness_cases())])
+	host_suites = [('series', series_cases(p)),
+		       ('checkpatch_markers', checks.corpus_cases(p.tree.src)),
+		       ('mutations', mutate.apply_cases(p.tree.src))]
+	if not args.no_harness:
+		host_suites.append(('harness', checks.harness_cases()))
+	host = write_host_ktap(settings.OUT / 'test' / 'series.ktap', host_suites)
 	total.add(results.parse(kunit_py, host))
 	# Kernels build one after the other (each build uses every core); each
 	# guest boots as soon as its kernel is built, while the next one builds.
 	# Single-threaded TCG keeps a guest on one core.
 	runs = []
 	with concurrent.futures.ThreadPoolExecutor(settings.PARALLEL_GUESTS) as guests:
-		for config in selected_configs(args.config):
+		for config in selected_configs(names):
 			runs.append(build_and_check(p, config, guests))
+		log(KERNELS_BUILT)
 		for run in runs:
 			counts = finish_config(kunit_py, run)
 			line = (f'{run.config.name}: {counts.passed} passed, {counts.failed} failed, '
@@ -391,6 +443,83 @@ def cmd_test(args) -> Status:
 	for line in summary[len(runs):]:
 		print(line, flush=True)
 	return Status.SUCCESS if total.failed == 0 and total.passed > 0 else Status.FAILURE
+
+
+@dataclass
+class BaseRun:
+	"""The run of test_base() of one base of a plan, in a process of its own."""
+	base: str
+	proc: subprocess.Popen
+	built: threading.Event = field(default_factory=threading.Event)
+	last: str = ''		# its last "N passed, N failed"
+
+
+def _relay(run: BaseRun, lock: threading.Lock) -> None:
+	"""Prints @run's output, each line marked with its base; sets run.built
+	once its kernels are built (or it ended)."""
+	for line in run.proc.stdout:
+		with lock:
+			print(f'[{run.base}] {line}', end='', flush=True)
+		if KERNELS_BUILT in line:
+			run.built.set()
+		if re.fullmatch(r'\d+ passed, \d+ failed\n?', line):
+			run.last = line.strip()
+	run.proc.wait()
+	run.built.set()
+
+
+def test_bases(args, plan: Dict[str, List[str]]) -> Status:
+	"""`make test` of a plan that spans bases: each base's part runs in a
+	process of its own (MARKERS_BASE, MARKERS_OUT=out/<base>), the next one
+	starting once the previous one has built its kernels, so that its
+	builds overlap the previous one's guests."""
+	start = time.monotonic()
+	shutil.rmtree(settings.OUT / 'test', ignore_errors=True)
+	(settings.OUT / 'test').mkdir(parents=True)
+	lock = threading.Lock()
+	runs: List[BaseRun] = []
+	relays = []
+	for i, (base, names) in enumerate(plan.items()):
+		if runs:
+			runs[-1].built.wait()
+		outdir = settings.OUT / base
+		shutil.rmtree(outdir / 'test', ignore_errors=True)
+		cmd = [sys.executable, str(Path(__file__).resolve()), '--tcg', args.tcg,
+		       *(('--no-install',) if args.no_install else ()), 'test',
+		       *(arg for name in names for arg in ('--config', name)),
+		       *(('--no-harness',) if i or args.no_harness else ())]
+		env = dict(os.environ, MARKERS_BASE=base, MARKERS_OUT=str(outdir))
+		log(f'{base}: {", ".join(names)} (logs in {outdir / "test"})')
+		runs.append(BaseRun(base, subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+							   stderr=subprocess.STDOUT, text=True)))
+		relays.append(threading.Thread(target=_relay, args=(runs[-1], lock)))
+		relays[-1].start()
+	for relay in relays:
+		relay.join()
+	passed = failed = 0
+	summary = []
+	for run in runs:
+		counts = re.fullmatch(r'(\d+) passed, (\d+) failed', run.last)
+		if counts and run.proc.returncode in (Status.SUCCESS, Status.FAILURE):
+			passed += int(counts[1])
+			failed += int(counts[2])
+			summary.append(f'{run.base}: {run.last}')
+		else:
+			failed += 1
+			summary.append(f'FAILED: {run.base}: its run ended with exit code '
+				       f'{run.proc.returncode} and no count')
+		log_path = settings.OUT / run.base / 'test' / 'summary.log'
+		if log_path.is_file():
+			(settings.OUT / 'test' / f'summary-{run.base}.log').write_text(
+				log_path.read_text())
+	summary.append(f'make test took {time.monotonic() - start:.0f} s; logs in '
+		       + ', '.join(str(settings.OUT / run.base / 'test') for run in runs))
+	summary.append(f'{passed} passed, {failed} failed')
+	(settings.OUT / 'test' / 'summary.log').write_text('\n'.join(summary) + '\n')
+	for line in summary:
+		print(line, flush=True)
+	ok = failed == 0 and passed > 0 and all(r.proc.returncode == 0 for r in runs)
+	return Status.SUCCESS if ok else Status.FAILURE
 
 
 def cmd_run(args) -> Status:
@@ -659,7 +788,15 @@ def main(argv: Sequence[str]) -> int:
 			       ('build', 'apply the series and build')):
 		p = sub.add_parser(name, help=helptext)
 		p.add_argument('--config', action='append',
-			       help='limit to this config (repeatable): ' + ', '.join(settings.MATRIX))
+			       help='limit to this config (repeatable): ' + ', '.join(settings.MATRIX)
+			       + ('; "<base>/<config>" for one of another base' if name == 'test'
+				  else ''))
+		if name == 'test':
+			p.add_argument('--all', action='store_true',
+				       help="every base's configs of the matrix that make test runs")
+			p.add_argument('--no-harness', action='store_true',
+				       help="leave out the harness's own cases (a plan of bases "
+					    'runs them once)')
 	sub.add_parser('series', help='write out/series and checkpatch it')
 	sub.add_parser('applied', help="apply the series to the base's tree, print its commits")
 	sub.add_parser('range-diff', help='git range-diff of the series on each base')

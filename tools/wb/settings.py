@@ -7,7 +7,9 @@ from pathlib import Path
 from typing import Tuple
 
 REPO = Path(__file__).resolve().parents[2]
-OUT = REPO / 'out'
+# What a run writes; a `make test` that spans bases gives each base's run
+# a directory of its own (see TEST_PLAN).
+OUT = Path(os.environ.get('MARKERS_OUT') or REPO / 'out')
 LINUX_FILES = REPO / 'linux'
 SERIES_DIR = REPO / 'series'
 CONFIGS_DIR = REPO / 'configs'
@@ -543,6 +545,14 @@ MATRIX = {
 		fragments=('base', 'riscv64', 'markers', 'generic'),
 		guests=()),
 }
+
+# What `make test` runs without CONFIGS nor BASE, as "<base>/<config>":
+# the default base's configs of the matrix that are in make test. A plan
+# that spans bases runs each base's part in a run of its own (out/<base>),
+# the next base's builds starting when the previous base's are done.
+# `make test-all` runs every base's; CONFIGS may name "<base>/<config>".
+TEST_PLAN = tuple(f'{DEFAULT_BASE}/{name}' for name, config in MATRIX.items()
+		  if config.in_make_test)
 
 # The kernel of `make bench`: a production configuration (no debugging).
 BENCH = KernelConfig(
