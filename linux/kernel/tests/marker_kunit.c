@@ -1468,15 +1468,24 @@ static void marker_test_race_probe(void *probe_private, void *call_private,
 	atomic_long_inc(&d->calls);
 }
 
+/* The fires of firer @i, counted at @data[@i], so far. */
+static unsigned long marker_fires_done(void *data, unsigned int i)
+{
+	const unsigned long *fires = data;
+
+	return READ_ONCE(fires[i]);
+}
+
 static int marker_firer_fn(void *data)
 {
 	unsigned long *fires = data;
 
 	while (!kthread_should_stop()) {
 		marker_test_fire_race();
+		WRITE_ONCE(*fires, *fires + 1);
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
-		if (!(++*fires % 4096))
+		if (!(*fires % 4096))
 			cond_resched_tasks_rcu_qs();
 	}
 	return 0;
@@ -1611,7 +1620,7 @@ static void marker_test_concurrent(struct kunit *test, unsigned int registration
 	unsigned long fires[MARKER_FIRERS] = {};
 	unsigned long deadline = jiffies + MARKER_STRESS_BUDGET;
 	unsigned int cpu, n = 0, i, rounds;
-	unsigned long bypass_hits = kunit_poke_counts().bypass_hits;
+	struct kunit_runs runs;
 	long calls, late;
 	int ret = 0;
 
@@ -1619,6 +1628,8 @@ static void marker_test_concurrent(struct kunit *test, unsigned int registration
 		kunit_skip(test, "needs %d online CPUs", MARKER_FIRERS + 1);
 	pools = kunit_kcalloc(test, 2, sizeof(*pools), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pools);
+	kunit_watch_pokes(test);
+	kunit_watch_runs(test, &runs, marker_fires_done, fires, MARKER_FIRERS, 1);
 	marker_pair_pools = pools;
 	atomic_long_set(&marker_pair_strays, 0);
 
@@ -1641,6 +1652,7 @@ static void marker_test_concurrent(struct kunit *test, unsigned int registration
 	}
 	for (i = 0; i < n; i++)
 		kthread_stop(tasks[i]);
+	kunit_watch_runs_stop();
 	marker_race_count(pools, &calls, &late);
 
 	KUNIT_EXPECT_EQ(test, ret, 0);
@@ -1649,12 +1661,12 @@ static void marker_test_concurrent(struct kunit *test, unsigned int registration
 	KUNIT_EXPECT_EQ_MSG(test, atomic_long_read(&marker_pair_strays), 0,
 			    "probes called with the data of another call target");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
-	bypass_hits = kunit_poke_counts().bypass_hits - bypass_hits;
 	/* Patched sites: the firers met the int3s of the switches. */
 	if (IS_ENABLED(CONFIG_IMMEDIATE))
-		KUNIT_EXPECT_GT(test, bypass_hits, 0);
-	kunit_info(test, "%u of %u rounds, %lu + %lu + %lu fires, %ld probe calls, %lu bypass hits\n",
-		   rounds, registrations, fires[0], fires[1], fires[2], calls, bypass_hits);
+		KUNIT_EXPECT_GT_MSG(test, runs.in_int3, 0,
+				    "no fire ran the site while its INT3s were in");
+	kunit_info(test, "%u of %u rounds, %lu + %lu + %lu fires (%lu through the int3 handler), %ld probe calls\n",
+		   rounds, registrations, fires[0], fires[1], fires[2], runs.in_int3, calls);
 }
 
 /*
@@ -2884,16 +2896,14 @@ static unsigned int marker_test_patched_pages(struct kunit *test, const char *na
  * points of @name once (or a pair of pages), not once per site.
  */
 static void marker_test_expect_mappings(struct kunit *test, const char *name,
-					unsigned int nr, const struct poke_sites_stats *before)
+					unsigned int nr, unsigned long before)
 {
 	unsigned int pages = marker_test_patched_pages(test, name, nr);
-	struct poke_sites_stats after;
+	unsigned long mappings = kunit_poke_mappings(test) - before;
 
-	poke_sites_get_stats(&after);
-	KUNIT_EXPECT_GE(test, after.mappings - before->mappings, 3);
-	KUNIT_EXPECT_LE(test, after.mappings - before->mappings, 3 * pages);
-	kunit_info(test, "%lu mappings (%u pages)\n", after.mappings - before->mappings,
-		   pages);
+	KUNIT_EXPECT_GE(test, mappings, 3);
+	KUNIT_EXPECT_LE(test, mappings, 3 * pages);
+	kunit_info(test, "%lu mappings (%u pages)\n", mappings, pages);
 }
 #endif
 
@@ -2910,11 +2920,14 @@ static void marker_batch_1024_sites(struct kunit *test)
 	unsigned int n = marker_get_sites("marker_test_many", NULL, 0);
 	struct kunit_poke_counts before, after;
 #ifdef CONFIG_IMMEDIATE
-	struct poke_sites_stats stats;
-
-	poke_sites_get_stats(&stats);
+	unsigned long mappings;
 #endif
+
 	KUNIT_ASSERT_GE(test, n, 1024);
+	kunit_watch_pokes(test);
+#ifdef CONFIG_IMMEDIATE
+	mappings = kunit_poke_mappings(test);
+#endif
 	before = kunit_poke_counts();
 	KUNIT_ASSERT_EQ(test, marker_probe_register("marker_test_many", "%d",
 						    marker_test_count, &marker_test_p1), 0);
@@ -2930,7 +2943,7 @@ static void marker_batch_1024_sites(struct kunit *test)
 		   after.batches - before.batches, after.sync_rounds - before.sync_rounds,
 		   after.sites - before.sites);
 #ifdef CONFIG_IMMEDIATE
-	marker_test_expect_mappings(test, "marker_test_many", n, &stats);
+	marker_test_expect_mappings(test, "marker_test_many", n, mappings);
 #endif
 	marker_fire_1024();
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1024);
@@ -3085,19 +3098,27 @@ static int marker_test_kprobe_count(struct kprobe *p, struct pt_regs *regs)
 
 #define MARKER_KPROBED_SWITCHES	500
 
+/* The calls that the firers of @data have made so far (one counter). */
+static unsigned long marker_test_firing_done(void *data, unsigned int i)
+{
+	struct marker_test_firing *f = data;
+
+	return atomic_long_read(&f->fires);
+}
+
 /*
  * A kprobe on the instruction right before a site, in the same function,
  * while CPUs fire the function and the site switches: every call hits the
  * kprobe exactly once, on and off, and on x86-64 the int3s of the switch
- * are all taken by the patcher's handler (bypass hits), none by kprobes.
+ * are all taken by the patcher's handler, none by kprobes.
  */
 static void marker_site_next_to_kprobe(struct kunit *test)
 {
 	struct kprobe kp = { .pre_handler = marker_test_kprobe_count };
 	unsigned int i, n, switches = kunit_stress_volume(MARKER_KPROBED_SWITCHES);
 	struct task_struct *firers[MARKER_FIRERS];
-	struct kunit_poke_counts before, after;
 	struct marker_test_firing firing = { .fire = marker_test_fire_kprobed };
+	struct kunit_runs runs;
 	struct marker_test_sites *s;
 	int ret = 0;
 
@@ -3109,9 +3130,10 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 	KUNIT_ASSERT_EQ_MSG(test, ftrace_location((unsigned long)kp.addr), 0,
 			    "%pS is the ftrace call, not an int3 kprobe", kp.addr);
 	atomic_set(&marker_test_kprobe_hits, 0);
+	kunit_watch_pokes(test);
 	KUNIT_ASSERT_EQ_MSG(test, register_kprobe(&kp), 0, "kprobe at %pS", kp.addr);
 
-	before = kunit_poke_counts();
+	kunit_watch_runs(test, &runs, marker_test_firing_done, &firing, 1, ARRAY_SIZE(firers));
 	for (n = 0; n < ARRAY_SIZE(firers); n++) {
 		firers[n] = kthread_run(marker_test_firer, &firing,
 					"marker_kprobed/%u", n);
@@ -3132,7 +3154,7 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 	}
 	for (i = 0; i < n; i++)
 		kthread_stop(firers[i]);
-	after = kunit_poke_counts();
+	kunit_watch_runs_stop();
 	unregister_kprobe(&kp);
 	marker_synchronize_unregister();
 
@@ -3144,10 +3166,11 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 			atomic_long_read(&firing.fires));
 	/* x86-64: the firers met the int3s of the switches. */
 	if (IS_ENABLED(CONFIG_IMMEDIATE))
-		KUNIT_EXPECT_GT(test, after.bypass_hits - before.bypass_hits, 0);
-	kunit_info(test, "%ld calls, %d kprobe hits, %d probe calls, %lu bypass hits\n",
-		   atomic_long_read(&firing.fires), atomic_read(&marker_test_kprobe_hits),
-		   atomic_read(&marker_test_p1.calls), after.bypass_hits - before.bypass_hits);
+		KUNIT_EXPECT_GT_MSG(test, runs.in_int3, 0,
+				    "no call ran the site while its INT3s were in");
+	kunit_info(test, "%ld calls (%lu through the int3 handler), %d kprobe hits, %d probe calls\n",
+		   atomic_long_read(&firing.fires), runs.in_int3,
+		   atomic_read(&marker_test_kprobe_hits), atomic_read(&marker_test_p1.calls));
 }
 
 /* A site carrying somebody else's breakpoint cannot be armed: nothing changes. */
@@ -3194,6 +3217,7 @@ static void marker_cpu_hotplug_switching(struct kunit *test)
 
 	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
 		kunit_skip(test, "needs CONFIG_HOTPLUG_CPU and 2 online CPUs");
+	kunit_watch_pokes(test);
 	before = kunit_poke_counts();
 	switcher = kthread_run(marker_test_switcher, &switches, "marker_switcher");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(switcher));

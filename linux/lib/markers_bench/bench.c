@@ -553,6 +553,72 @@ static unsigned long bench_ipis(void)
 }
 #endif
 
+#if defined(CONFIG_X86) && defined(CONFIG_KPROBES)
+/*
+ * The sync rounds and text mappings of a switch on x86-64, which the int3
+ * patcher does not count: kprobes on do_sync_core(), which each round runs
+ * on the CPU of the task that switches too, and on __text_poke(), counting
+ * those of that task.
+ */
+static struct task_struct *bench_watched;
+static unsigned long bench_rounds, bench_mappings;
+
+static int bench_count_round(struct kprobe *p, struct pt_regs *regs)
+{
+	if (READ_ONCE(bench_watched) == current)
+		bench_rounds++;
+	return 0;
+}
+
+static int bench_count_mapping(struct kprobe *p, struct pt_regs *regs)
+{
+	if (READ_ONCE(bench_watched) == current)
+		bench_mappings++;
+	return 0;
+}
+
+static struct kprobe bench_round_kp, bench_mapping_kp;
+
+static void bench_watch_start(void)
+{
+	/* A kprobe once unregistered is registered again from scratch. */
+	bench_round_kp = (struct kprobe){ .symbol_name = "do_sync_core",
+					  .pre_handler = bench_count_round };
+	bench_mapping_kp = (struct kprobe){ .symbol_name = "__text_poke",
+					    .pre_handler = bench_count_mapping };
+	bench_rounds = 0;
+	bench_mappings = 0;
+	if (register_kprobe(&bench_round_kp))
+		return;
+	if (register_kprobe(&bench_mapping_kp)) {
+		unregister_kprobe(&bench_round_kp);
+		return;
+	}
+	WRITE_ONCE(bench_watched, current);
+}
+
+/* Adds what the kprobes saw to @st; 0 if they could not be registered. */
+static void bench_watch_stop(struct markers_bench_patch_stats *st)
+{
+	if (!bench_watched)
+		return;
+	WRITE_ONCE(bench_watched, NULL);
+	unregister_kprobe(&bench_mapping_kp);
+	unregister_kprobe(&bench_round_kp);
+	/* Each kprobe's handler is done once it is unregistered. */
+	st->rounds += bench_rounds;
+	st->mappings += bench_mappings;
+}
+#else
+static void bench_watch_start(void)
+{
+}
+
+static void bench_watch_stop(struct markers_bench_patch_stats *st)
+{
+}
+#endif
+
 /*
  * Runs @op(@arg), printing its IPIs, time and the longest stall it caused,
  * and, when it went through the markers' patcher, its sync rounds.
@@ -560,15 +626,17 @@ static unsigned long bench_ipis(void)
 static void bench_switch(struct bench_spinner *s, const char *row,
 			 int (*op)(void *arg), void *arg)
 {
-	unsigned long ipis = bench_ipis();
+	unsigned long ipis;
 	struct markers_bench_patch_stats before, after;
 	char name[64];
-	u64 t0, ns;
+	u64 t0, ns, stall;
 	int ret;
 
+	bench_watch_start();
 	msleep(20);
 	WRITE_ONCE(s->max_gap, 0);
 	markers_bench_patch_stats(&before);
+	ipis = bench_ipis();
 	t0 = local_clock();
 	ret = op(arg);
 	ns = local_clock() - t0;
@@ -576,6 +644,8 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	markers_bench_patch_stats(&after);
 	/* The spinner records the stall once it runs again. */
 	msleep(20);
+	stall = READ_ONCE(s->max_gap);
+	bench_watch_stop(&after);
 	if (ret) {
 		snprintf(name, sizeof(name), "%s.failed", row);
 		bench_result(name, -ret, "errno");
@@ -596,7 +666,7 @@ static void bench_switch(struct bench_spinner *s, const char *row,
 	snprintf(name, sizeof(name), "%s.ns", row);
 	bench_result(name, ns, "ns");
 	snprintf(name, sizeof(name), "%s.stall", row);
-	bench_result(name, READ_ONCE(s->max_gap), "ns");
+	bench_result(name, stall, "ns");
 }
 
 static int bench_mark_switch(void *name)

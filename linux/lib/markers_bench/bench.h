@@ -68,7 +68,10 @@ void bench_fp_trace_event(int v);
 void bench_fp_tracepoint(int v);
 void bench_fp_dyndbg(int v);
 
-/* What the markers' patcher has done since boot (stats.c reads it). */
+/*
+ * What the markers' patcher has done since boot (stats.c reads it); on
+ * x86-64 the rounds and mappings of a switch come from kprobes (bench.c).
+ */
 struct markers_bench_patch_stats {
 	unsigned long batches;
 	unsigned long rounds;		/* sync rounds of IPIs */

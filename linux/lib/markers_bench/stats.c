@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The counters of the markers' patcher, for the switching rows of the
- * benchmark: its batches, its sync rounds and, on x86-64, its mappings of
- * text pages.
+ * benchmark: its batches and, on arm64, its sync rounds.
  *
  * Built into the kernel whenever the benchmark's module is built, since
  * the architecture's readers of those counters are not exported; this
@@ -22,9 +21,10 @@
  * markers_bench_patch_stats() - what the markers' patcher has done since boot
  * @st: filled in
  *
- * The counters of poke_sites_get_stats() on x86-64, of
- * marker_arch_get_stats() on arm64, which does not count mappings:
- * @st->mappings is 0 there.
+ * The counters of poke_sites_get_stats() on x86-64, whose int3 patcher
+ * counts neither its rounds nor its mappings (@st->rounds and
+ * @st->mappings are 0: the benchmark sees them with kprobes), and of
+ * marker_arch_get_stats() on arm64, which does not count mappings.
  *
  * Context: process context; on x86-64 takes text_mutex.
  */
@@ -35,8 +35,8 @@ void markers_bench_patch_stats(struct markers_bench_patch_stats *st)
 
 	poke_sites_get_stats(&stats);
 	st->batches = stats.batches;
-	st->rounds = stats.sync_rounds;
-	st->mappings = stats.mappings;
+	st->rounds = 0;
+	st->mappings = 0;
 #else
 	struct marker_arch_stats stats;
 

@@ -12,8 +12,8 @@
  * The rewriting is a batch of the int3 patcher, whose int3 handler emulates
  * "mov $imm, %reg" besides jumps and calls; this file checks a batch before
  * anything is written (the shapes, the text, breakpoints of other tools,
- * overlaps), sorts it, and keeps the counters the tests and the benchmark
- * read.
+ * overlaps), sorts it, and counts the batches and sites, for the tests and
+ * the benchmark.
  */
 
 #define pr_fmt(fmt) "poke_sites: " fmt
@@ -49,7 +49,6 @@ enum poke_kind {
 #define REG_SP			4
 
 static struct poke_sites_stats poke_stats;	/* under text_mutex */
-static struct text_poke_counts poke_counts;	/* of our batches */
 
 /*
  * Without memory for a batch's vector, it goes in chunks of this many
@@ -308,7 +307,7 @@ static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr,
 	unsigned int i, k, n;
 
 	if (tp) {
-		smp_text_poke_batch_vec(tp, nr, &poke_counts);
+		smp_text_poke_batch_vec(tp, nr);
 		poke_stats.batches++;
 		return;
 	}
@@ -317,7 +316,7 @@ static void poke_sites_rewrite(const struct poke_site *sites, unsigned int nr,
 		/* poke_sites_apply() made sure that no entry is refused. */
 		for (k = 0; k < n; k++)
 			WARN_ON_ONCE(poke_site_loc(&poke_chunk[k], &sites[i + k]));
-		smp_text_poke_batch_vec(poke_chunk, n, &poke_counts);
+		smp_text_poke_batch_vec(poke_chunk, n);
 		poke_stats.batches++;
 	}
 }
@@ -399,32 +398,15 @@ out_free:
  * poke_sites_get_stats() - read the patcher's counters
  * @stats: filled in with the counts since boot
  *
+ * What a batch does inside the int3 patcher, its rounds of core
+ * serialization, its mappings of the text and the CPUs it sends on past a
+ * site, is not counted here: a test sees those with kprobes, as any tool
+ * would.
+ *
  * Context: process context; takes text_mutex.
  */
 void poke_sites_get_stats(struct poke_sites_stats *stats)
 {
 	guard(mutex)(&text_mutex);
 	*stats = poke_stats;
-	stats->sync_rounds = poke_counts.sync_rounds;
-	stats->mappings = poke_counts.mappings;
-	stats->bypass_hits = atomic_read(&poke_counts.emulated);
-}
-
-/**
- * poke_sites_observe_syncs() - see each step of the batches from every CPU
- * @observe: called on every online CPU in each round of core serialization
- *	of poke_sites_apply()'s batches, right after the CPU serialized, in
- *	the round's IPI (hard interrupt context); NULL to stop
- * @data: the argument of @observe
- *
- * For tests: what a CPU reads of a site there is what it may execute from
- * then on, so the bytes that every CPU saw at every round show the order of
- * the steps and the rounds between them, which a counter cannot.
- *
- * Context: process context; takes text_mutex.
- */
-void poke_sites_observe_syncs(void (*observe)(void *data), void *data)
-{
-	guard(mutex)(&text_mutex);
-	text_poke_bp_observe(&poke_counts, observe, data);
 }

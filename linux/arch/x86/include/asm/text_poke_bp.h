@@ -31,30 +31,16 @@ struct poke_site {
 
 /**
  * struct poke_sites_stats - what poke_sites_apply() has done since boot
- * @batches: batches applied
+ * @batches: batches of the int3 patcher written (or, while the kernel boots
+ *	on one CPU, sets of sites written directly)
  * @sites: sites rewritten
- * @sync_rounds: rounds of core serialization (IPIs to every online CPU)
- * @mappings: text mappings made to write them (each holds the sites of a
- *	page or two, for one of the three steps of a batch)
- * @bypass_hits: times a CPU hit a site while it was rewritten and was sent
- *	on by the int3 handler
  */
 struct poke_sites_stats {
 	unsigned long batches;
 	unsigned long sites;
-	unsigned long sync_rounds;
-	unsigned long mappings;
-	unsigned long bypass_hits;
 };
-
-struct text_poke_counts;
 
 int poke_sites_apply(struct poke_site *sites, unsigned int nr);
 void poke_sites_get_stats(struct poke_sites_stats *stats);
-void poke_sites_observe_syncs(void (*observe)(void *data), void *data);
-
-/* In arch/x86/kernel/alternative.c: the observer of poke_sites_observe_syncs(). */
-void text_poke_bp_observe(struct text_poke_counts *counts, void (*fn)(void *data),
-			  void *data);
 
 #endif /* _ASM_X86_TEXT_POKE_BP_H */
