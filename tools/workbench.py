@@ -684,8 +684,12 @@ def cmd_range_diff(args) -> Status:
 		if name == settings.MAINLINE_BASE:
 			continue
 		text += f'# git range-diff {settings.MAINLINE_BASE} (the series) {name} (its backport)\n'
+		# Every patch of a backport is that of the series, however much
+		# its adjustments change it (01 to 04 change the int3 patcher of
+		# another kernel): pair them whatever it costs.
 		text += tree.git_out(outdir / 'repo', '-c', 'color.ui=never', 'range-diff',
-				     '--no-color', mainline, backport) + '\n'
+				     '--no-color', '--creation-factor=100', mainline,
+				     backport) + '\n'
 	(outdir / 'range-diff.txt').write_text(text)
 	print(text, end='')
 	print(f'written to {outdir / "range-diff.txt"}')

@@ -575,7 +575,7 @@ OBJECTS_BUILT_WITH = {
 	'kernel/marker_hot.o': 'CONFIG_MARKERS_HOT_TRACEPOINTS',
 }
 # The kernels of `make bench-macro`: the benchmark kernel with the
-# workloads' sockets and RAM disk, and patch 15's MARK_HOT() sites built
+# workloads' sockets and RAM disk, and patch 19's MARK_HOT() sites built
 # as nothing (the reference), as markers and as tracepoints.
 BENCH_MACRO = tuple(
 	KernelConfig(
