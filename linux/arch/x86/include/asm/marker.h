@@ -73,6 +73,12 @@ l_on:
  * compiler from sharing the call with another site's block. A recorded
  * call that is not what it should be is never rewritten (see
  * arch_marker_switch()). The call is no indirect branch target.
+ *
+ * The asm clobbers what the call clobbers, so that the compiler sets
+ * nothing between the two: a caller-saved register the code after the
+ * call needs again (the argument of a loop's next call, say) is set after
+ * the asm, which the call then still ends at. Clang 19 set one there
+ * without them, and objtool rejects a record inside an instruction.
  */
 static __always_inline void arch_marker_record_call(struct marker *marker)
 {
@@ -81,7 +87,8 @@ static __always_inline void arch_marker_record_call(struct marker *marker)
 		     SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b - " __stringify(MARKER_CALL_LEN),
 				    "%c0", __stringify(MARKER_CALL_LEN),
 				    __stringify(MARKER_ENTRY_CALL))
-		     : : "i" (marker));
+		     : : "i" (marker)
+		     : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11");
 }
 
 #endif /* _ASM_X86_MARKER_H */
