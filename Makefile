@@ -5,6 +5,7 @@
 #   make test          apply the series, build the test matrix, boot each
 #                      kernel in QEMU, run every test; last line "N passed, N failed"
 #   make test-all      make test on every base (settings.BASES), each whole matrix
+#                      (what leaves make test for time runs here)
 #   make run           boot the patched kernel and show markers at work
 #   make series        write out/series (cover letter + patches) and checkpatch it
 #   make series-check  build the kernel after every patch (bisectability)
@@ -16,11 +17,13 @@
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
-# CONFIGS="rt debug" limits `make test` to some configs of the matrix;
-# "6.12/rt" names one of another base than BASE's.
-# BASE=7.3 applies the series to another kernel than the default (6.12):
-# the series is written for 7.3, and 6.12 takes it with the delta of
-# backport/6.12/; the bases are settings.BASES of tools/wb/settings.py.
+# Without CONFIGS nor BASE, make test runs settings.TEST_PLAN: 7.3's debug,
+# rt, clang and arm64, and 6.12's rt. CONFIGS="rt debug" limits it to some
+# configs of BASE's matrix; "6.12/rt" names one of another base.
+# BASE=6.12 applies the series to another kernel than the default (7.3),
+# and make test then runs that base's whole matrix: the series is written
+# for 7.3, and 6.12 takes it with the delta of backport/6.12/; the bases
+# are settings.BASES of tools/wb/settings.py.
 # MUTATIONS="01 05" limits `make mutate` to some mutations; DRY_RUN=1 only
 # applies and reverts them; BASELINE=0 skips booting the unmutated kernel;
 # RESUME=1 keeps the outcomes an earlier run recorded for the same commit;
@@ -41,7 +44,7 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 .PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon mutate ftracetest build clean help
 
 help:
-	@sed -n '3,30p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,/^$$/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
 
 test:
 	$(WORKBENCH) test $(CONFIG_ARGS)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The markers workbench: applies the series to Debian's linux-source-6.12,
-builds the kernels of the test matrix and runs them in QEMU.
+"""The markers workbench: applies the series to Debian's linux-source-7.3
+(or, with its backport's delta, linux-source-6.12), builds the kernels of
+the test matrix and runs them in QEMU.
 
   workbench.py test [--config NAME]...   everything `make test` does
   workbench.py run                       boot the test kernel, show markers
@@ -343,7 +344,7 @@ def finish_config(kunit_py: Path, run: ConfigRun) -> Counts:
 
 def selected_configs(names: Optional[Sequence[str]]) -> List[settings.KernelConfig]:
 	if not names:
-		return [c for c in settings.MATRIX.values() if c.in_make_test]
+		return [settings.MATRIX[n] for n in settings.WHOLE_MATRIX]
 	names = [_this_base(name) for name in names]
 	unknown = [n for n in names if n not in settings.MATRIX]
 	if unknown:
@@ -352,10 +353,17 @@ def selected_configs(names: Optional[Sequence[str]]) -> List[settings.KernelConf
 	return [settings.MATRIX[n] for n in names]
 
 
+def _base_and_config(name: str) -> Tuple[str, str]:
+	"""@name, "[<base>/]<config>", as (base, config); the base of this run
+	if @name names none."""
+	base, _, config = name.rpartition('/')
+	return base or settings.BASE.name, config
+
+
 def _this_base(name: str) -> str:
 	"""@name, a config of the matrix, without "<base>/" if that is this run's."""
-	base, _, config = name.rpartition('/')
-	if base and base != settings.BASE.name:
+	base, config = _base_and_config(name)
+	if base != settings.BASE.name:
 		raise WorkbenchError(f'{name}: this run is on {settings.BASE.name} '
 				     f'(BASE={base} runs on {base})')
 	return config
@@ -366,19 +374,16 @@ def test_plan(args) -> Dict[str, List[str]]:
 	if args.all:
 		bases = [settings.DEFAULT_BASE] + [b for b in settings.BASES
 						   if b != settings.DEFAULT_BASE]
-		names = [f'{base}/{name}' for base in bases
-			 for name, config in settings.MATRIX.items() if config.in_make_test]
+		names = [f'{base}/{name}' for base in bases for name in settings.WHOLE_MATRIX]
 	elif args.config:
 		names = args.config
 	elif os.environ.get('MARKERS_BASE'):
-		names = [f'{settings.BASE.name}/{name}' for name, config in settings.MATRIX.items()
-			 if config.in_make_test]
+		names = [f'{settings.BASE.name}/{name}' for name in settings.WHOLE_MATRIX]
 	else:
 		names = list(settings.TEST_PLAN)
 	plan: Dict[str, List[str]] = {}
 	for name in names:
-		base, _, config = name.rpartition('/')
-		base = base or settings.BASE.name
+		base, config = _base_and_config(name)
 		if base not in settings.BASES or config not in settings.MATRIX:
 			raise WorkbenchError(f'unknown config {name}; the bases are '
 					     f'{", ".join(settings.BASES)}, the matrix has: '
