@@ -68,6 +68,11 @@
 SYM_FUNC_START(marker_probe_pair)
 	/* Only the sites' direct calls come here: no ENDBR, objtool knows. */
 	ANNOTATE_NOENDBR
+	/*
+	 * And none under kCFI, where two or three fast probes stay on the
+	 * C iterators (MARKER_KCFI): the calls below carry no type check.
+	 */
+	ANNOTATE_NOCFI_SYM
 	MARKER_SAVE_ARGS
 	MARKER_CALL_PROBE 0
 	MARKER_RESTORE_ARGS
@@ -76,6 +81,7 @@ SYM_FUNC_END(marker_probe_pair)
 
 SYM_FUNC_START(marker_probe_triple)
 	ANNOTATE_NOENDBR
+	ANNOTATE_NOCFI_SYM
 	MARKER_SAVE_ARGS
 	MARKER_CALL_PROBE 0
 	MARKER_RELOAD_ARGS
