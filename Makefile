@@ -18,7 +18,7 @@
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
 # Without CONFIGS nor BASE, make test runs settings.TEST_PLAN: 7.3's debug,
-# rt, clang and arm64, and 6.12's rt. CONFIGS="rt debug" limits it to some
+# clang and arm64, and 6.12's rt. CONFIGS="rt debug" limits it to some
 # configs of BASE's matrix; "6.12/rt" names one of another base.
 # BASE=6.12 applies the series to another kernel than the default (7.3),
 # and make test then runs that base's whole matrix: the series is written
