@@ -14,6 +14,9 @@
 #   make bench-macro   whole workloads on kernels with hot paths instrumented or not
 #   make bench-silicon the benchmark kernel's real.c functions timed on the host's
 #                      CPU (part of make bench; no guest)
+#   make bench-poke    the int3 patcher's numbers: static keys and static calls
+#                      before the series and after patch 01, a marker's switch
+#                      in one batch and in chunks of 256 (patch 04)
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
 #
@@ -41,7 +44,7 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
 	$(if $(filter-out 0,$(RESUME)),--resume) $(if $(filter-out 0,$(IN_PLACE)),--in-place)
 
-.PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon mutate ftracetest build clean help
+.PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon bench-poke mutate ftracetest build clean help
 
 help:
 	@sed -n '3,/^$$/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
@@ -75,6 +78,9 @@ bench-macro:
 
 bench-silicon:
 	$(WORKBENCH) bench-silicon
+
+bench-poke:
+	$(WORKBENCH) bench-poke
 
 mutate:
 	$(WORKBENCH) mutate $(MUTATE_ARGS)

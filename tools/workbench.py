@@ -10,6 +10,7 @@ the test matrix and runs them in QEMU.
   workbench.py series-check              build after every patch (bisect)
   workbench.py bench                     the benchmark, in a production kernel
   workbench.py bench-silicon             its real.c functions on the host's CPU
+  workbench.py bench-poke                the int3 patcher's numbers (patches 01, 04)
   workbench.py build [--config NAME]...  only apply and build
   workbench.py mutate [--mutation NN]... the mutation gate (tests/mutations)
 
@@ -37,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from wb import bench, checks, deps, expect, ftracetest, initramfs, kbuild, mutate, orc, qemu, rangediff, results, series, settings, silicon, tree  # noqa: E402
 from wb.results import Case, Counts  # noqa: E402
-from wb.shell import WorkbenchError, log, stderr  # noqa: E402
+from wb.shell import WorkbenchError, log, run, stderr  # noqa: E402
 
 
 class Status(enum.IntEnum):
@@ -730,6 +731,51 @@ def cmd_bench(args) -> Status:
 	return bench_report(json_path, table_path, outdir)
 
 
+def cmd_bench_poke(args) -> Status:
+	"""The numbers of the int3 patcher's patches, in the benchmark kernel
+	(see bench.poke_table()): static keys and static calls before the series
+	and after its patch 01 (guest/bench-modules/poke_bench, out of tree);
+	a marker's switch in one batch (patch 04) and in chunks of 256
+	(tests/bench/chunks-of-256.diff), by markers_bench's switching rows. All
+	under -icount, in a worktree of their own (trees/<version>/poke)."""
+	p = prepare(install=not args.no_install)
+	worktree = p.tree.root / 'poke'
+	if not (worktree / '.git').exists():
+		tree.git(p.tree.src, 'worktree', 'prune')
+		tree.git(p.tree.src, 'worktree', 'add', '-q', '--detach', str(worktree), 'pristine')
+	poke = tree.Tree(p.tree.package_version, p.tree.root, 'poke')
+	outdir = fresh_outdir('bench-poke')
+	module = [settings.GUEST_DIR / 'bench-modules' / 'poke_bench']
+	rows: Dict[str, bench.Rows] = {}
+	for step, commit in (('before', 'pristine'), ('patch01', p.commits[0])):
+		tree.git(worktree, 'checkout', '-q', '-f', '--detach', commit)
+		# The options of the series' later patches are not there yet.
+		build = kbuild.build(poke, settings.BENCH, 'bench-poke', validate=False)
+		rows[step], _ = bench.boot_rows(p.qemu, build, initramfs.make(build, module),
+						outdir / step, ('wb.mode=poke', 'quiet'), True,
+						f'poke_bench ({step})')
+		if 'done' not in rows[step]:
+			raise WorkbenchError(f'poke_bench ({step}) did not finish; see '
+					     f'{outdir / step / "console.log"}')
+	for step, variant in (('vector', None), ('chunks', settings.BENCH_POKE_CHUNKS)):
+		tree.git(worktree, 'checkout', '-q', '-f', '--detach', p.commits[-1])
+		if variant:
+			# A commit of its own: the build's stamp is the worktree's HEAD.
+			tree.git(worktree, 'apply', str(variant))
+			run([*tree.GIT, '-C', worktree, 'commit', '-q', '--no-verify', '-a', '-m',
+			     f'bench-poke: {variant.name}'], env=series._commit_env())
+		# Configured again: the kernel before had none of the series' options.
+		build = kbuild.build(poke, settings.BENCH, 'bench-poke', reconfigure=True)
+		rows[step] = bench.run_guest(p.qemu, build, initramfs.make(build), outdir / step,
+					     'icount', ['smoke=1'])
+	table_path = outdir / 'table.txt'
+	table_path.write_text(bench.poke_table(rows))
+	(outdir / 'rows.json').write_text(json.dumps(rows, indent=1, sort_keys=True) + '\n')
+	print(table_path.read_text(), end='')
+	log(f'table in {table_path}, rows and logs in {outdir}')
+	return Status.SUCCESS
+
+
 def cmd_bench_silicon(args) -> Status:
 	"""Builds the benchmark kernel and times the functions of its
 	lib/markers_bench/real.c on the host's CPU (no guest)."""
@@ -823,6 +869,8 @@ def main(argv: Sequence[str]) -> int:
 		       help='markers_bench parameter, e.g. iterations=100000 (repeatable)')
 	sub.add_parser('bench-macro', help='whole workloads on kernels with and without '
 		       'instrumented hot paths')
+	sub.add_parser('bench-poke', help='static keys and static calls before and after '
+		       "patch 01; a marker's switch as one batch and in chunks of 256")
 	p = sub.add_parser('bench-silicon', help="time the benchmark kernel's real.c functions "
 			   "on the host's CPU")
 	p.add_argument('--rounds', type=int, help=f'rounds per placement (default: {silicon.ROUNDS})')
@@ -831,7 +879,8 @@ def main(argv: Sequence[str]) -> int:
 	handlers = {'test': cmd_test, 'build': cmd_build, 'series': cmd_series, 'run': cmd_run,
 		    'series-check': cmd_series_check, 'bench': cmd_bench, 'mutate': cmd_mutate,
 		    'ftracetest': cmd_ftracetest, 'bench-macro': cmd_bench_macro,
-		    'bench-silicon': cmd_bench_silicon, 'applied': cmd_applied,
+		    'bench-silicon': cmd_bench_silicon, 'bench-poke': cmd_bench_poke,
+		    'applied': cmd_applied,
 		    'range-diff': cmd_range_diff}
 	if not args.command:
 		parser.print_help()

@@ -611,3 +611,35 @@ def macro(qemu_prefix: Path, builds: Sequence[Build], outdir: Path) -> Tuple[Pat
 	table_path = outdir / 'table.txt'
 	table_path.write_text(macro_table(rows, sizes))
 	return json_path, table_path
+
+
+# make bench-poke: the rows of poke_bench (guest/bench-modules) and the
+# switching rows of markers_bench that it compares, by sites.
+POKE_SITES = (1, 64, 1024)
+POKE_STEPS = (('before', 'patch01', 'before the series', 'after patch 01',
+	       tuple(f'{kind}.{n}.{op}' for n in POKE_SITES
+		     for kind, op in (('key', 'on'), ('key', 'off'), ('call', 'update')))),
+	      ('vector', 'chunks', 'one batch (patch 04)', 'chunks of 256',
+	       tuple(f'switch.{n}.mark.{op}' for n in POKE_SITES for op in ('on', 'off'))))
+
+
+def poke_table(rows: Dict[str, Rows]) -> str:
+	"""make bench-poke's table: each row's guest instructions (-icount),
+	sync rounds and text mappings, side by side for the two kernels."""
+	out = ['Guest instructions (QEMU -icount), sync rounds and text mappings of the task that',
+	       "switches: poke_bench's rows (key, call) the fewest instructions of 5 runs,",
+	       "markers_bench's (switch) one run."]
+	for left, right, left_title, right_title, names in POKE_STEPS:
+		out += ['', f'{"":22} {left_title:>30} {right_title:>30}',
+			(f'{"row":22} ' + f'{"instructions":>14} {"rounds":>7} {"maps":>7} ' * 2).rstrip()]
+		for name in names:
+			line = f'{name:22}'
+			for step in (left, right):
+				got = rows.get(step, {})
+				ns, rounds, maps = (got.get(f'{name}.{what}', (None, ''))[0]
+						    for what in ('ns', 'rounds', 'mappings'))
+				line += (f' {"-" if ns is None else f"{ns:,}":>14}'
+					 f' {"-" if rounds is None else rounds:>7}'
+					 f' {"-" if maps is None else maps:>7}')
+			out.append(line.rstrip())
+	return '\n'.join(out) + '\n'

@@ -9,7 +9,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Iterable, List
+from typing import Iterable, List, Optional, Sequence
 
 from . import deps, ftracetest, kbuild, settings
 from .kbuild import Build
@@ -145,8 +145,10 @@ def _install_ftracetest(root: Path, build: Build) -> None:
 		_install_program(root, program, program.name)
 
 
-def make(build: Build) -> Path:
-	"""Writes <build>/initramfs.cpio.gz and returns its path."""
+def make(build: Build, modules: Optional[Sequence[Path]] = None) -> Path:
+	"""Writes <build>/initramfs.cpio.gz and returns its path; the
+	out-of-tree modules it carries are those of guest/modules/, or those
+	of the directories @modules."""
 	root = build.dir / 'initramfs'
 	shutil.rmtree(root, ignore_errors=True)
 	root.mkdir()
@@ -158,14 +160,14 @@ def make(build: Build) -> Path:
 					 'nobody:x:65534:65534:nobody:/:/bin/sh\n')
 	(root / 'etc/group').write_text('root:x:0:\nnogroup:x:65534:\n')
 	shutil.copytree(settings.GUEST_DIR, root / 'guest',
-			ignore=shutil.ignore_patterns('modules', 'progs'))
+			ignore=shutil.ignore_patterns('modules', 'bench-modules', 'progs'))
 	shutil.copy2(settings.GUEST_DIR / 'init', root / 'init')
 	(root / 'init').chmod(0o755)
 	if build.modroot.is_dir():
 		shutil.copytree(build.modroot / 'lib', root / 'lib', symlinks=True)
 		extra = root / 'lib/modules' / build.release() / 'extra'
 		extra.mkdir()
-		for ko in kbuild.external_modules(build):
+		for ko in kbuild.external_modules(build, modules):
 			shutil.copy2(ko, extra)
 		run(['depmod', '-b', str(root), build.release()])
 	tools = _install_tools(root, build) if arch.guest_tools else []

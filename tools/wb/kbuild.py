@@ -7,7 +7,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import deps, settings
 from .settings import KernelConfig
@@ -173,12 +173,14 @@ def _configure(b: Build, fragment: str, force: bool = False) -> bool:
 
 
 def build(tree: Tree, config: KernelConfig, dirname: str = None,
-	  validate: bool = True) -> Build:
+	  validate: bool = True, reconfigure: bool = False) -> Build:
 	"""Configures and builds @config from @tree's worktree, if needed.
 
 	@dirname names the build directory (default: the config's name). Without
 	@validate, options that the configuration cannot have are let go, as
-	those of patches not applied yet (make series-check).
+	those of patches not applied yet (make series-check). With @reconfigure
+	it is configured again even if its fragment is the one it was
+	configured from: the worktree gained options since (make bench-poke).
 	"""
 	bdir = build_dir(tree, config)
 	b = Build(config, tree, bdir.with_name(dirname) if dirname else bdir)
@@ -194,7 +196,7 @@ def build(tree: Tree, config: KernelConfig, dirname: str = None,
 
 	b.dir.mkdir(parents=True, exist_ok=True)
 	stamp_file.unlink(missing_ok=True)
-	if _configure(b, fragment, force=not validate):
+	if _configure(b, fragment, force=reconfigure or not validate):
 		if validate:
 			_validate(b, fragment)
 		(b.dir / 'fragment.config').write_text(fragment)
@@ -225,12 +227,14 @@ def image_alone(b: Build) -> None:
 	_make(b, b.image.name, logfile=b.dir / 'modpost-vmlinux.log')
 
 
-def external_modules(b: Build) -> List[Path]:
-	"""Builds the out-of-tree modules of guest/modules/ against @b, the way
-	their users would (make M=), from copies under the build directory;
-	returns the .ko files."""
+def external_modules(b: Build, sources: Optional[Sequence[Path]] = None) -> List[Path]:
+	"""Builds the out-of-tree modules of guest/modules/ (or those of the
+	directories @sources) against @b, the way their users would (make M=),
+	from copies under the build directory; returns the .ko files."""
 	kos = []
-	for src in sorted(p for p in (settings.GUEST_DIR / 'modules').iterdir() if p.is_dir()):
+	if sources is None:
+		sources = sorted(p for p in (settings.GUEST_DIR / 'modules').iterdir() if p.is_dir())
+	for src in sources:
 		copy = b.dir / 'extmod' / src.name
 		shutil.rmtree(copy, ignore_errors=True)
 		shutil.copytree(src, copy)

@@ -604,6 +604,9 @@ BENCH_MACRO = tuple(
 		description=f'the benchmark kernel, its hot paths instrumented with {variant}',
 		fragments=('base', 'x86', 'bench', 'x86-bench', 'macro', f'hot-{variant}'))
 	for variant in ('none', 'markers', 'tracepoints'))
+# make bench-poke's variant of the series: a marker's switch in chunks of
+# 256 entries, a batch each, against patch 04's one batch.
+BENCH_POKE_CHUNKS = REPO / 'tests/bench/chunks-of-256.diff'
 # Runs of the benchmark: one under -icount with single-threaded TCG (the
 # guest clock counts guest instructions: exact and repeatable), then some
 # on the host's clock with multi-threaded TCG (vCPUs are host threads).
