@@ -13,6 +13,7 @@
 #include <linux/marker.h>
 #include <linux/preempt.h>
 #include <linux/tracepoint.h>
+#include <linux/version.h>
 
 #include "bench.h"
 
@@ -81,8 +82,17 @@ static const struct wb_state {
 /* This CPU online, preemption enabled: what a tracepoint and a probe block test. */
 void wb_setup_cpu(void)
 {
-	/* As init_task's: no preemption disabled, no reschedule pending. */
+	/*
+	 * As init_task's: no preemption disabled, no reschedule pending (the
+	 * bit is inverted on x86, so not preempt_count_set(), which keeps
+	 * it). The count left struct pcpu_hot for a per-CPU variable of its
+	 * own in 6.15.
+	 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 15, 0)
+	raw_cpu_write(__preempt_count, PREEMPT_ENABLED);
+#else
 	raw_cpu_write(pcpu_hot.preempt_count, PREEMPT_ENABLED);
+#endif
 	cpumask_set_cpu(raw_smp_processor_id(), &__cpu_online_mask);
 }
 
