@@ -163,9 +163,10 @@ kmemleak_check() {
 	expect_eq "$_name" "" "$(grep -E "$KMEMLEAK_OURS" /tmp/kmemleak)"
 }
 
-# bench_rows: the "ROW VALUE UNIT" lines markers_bench left in the kernel log.
+# bench_rows [MODULE]: the "ROW VALUE UNIT" lines MODULE (markers_bench by
+# default) left in the kernel log.
 bench_rows() {
-	dmesg | sed -n 's/.*markers_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p'
+	dmesg | sed -n "s/.*${1:-markers_bench}: \\([a-z0-9_.]* [0-9]* [^ ]*\\)\$/\\1/p"
 }
 
 # built_markers FILE: the lines of a Module.markers the build wrote (the

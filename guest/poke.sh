@@ -11,7 +11,7 @@ emit "@@ suite poke_bench"
 dmesg -c >/dev/null
 echo "== modprobe poke_bench"
 if modprobe poke_bench; then
-	dmesg | sed -n 's/.*poke_bench: \([a-z0-9_.]* [0-9]* [^ ]*\)$/\1/p' >&3
+	bench_rows poke_bench >&3
 else
 	emit "modprobe_failed 1 -"
 fi

@@ -633,11 +633,8 @@ def cmd_series_check(args) -> Status:
 	"""Builds the kernel after each patch of the series, in order."""
 	p = prepare(install=not args.no_install)
 	config = settings.MATRIX[settings.SERIES_CHECK_CONFIG]
-	worktree = p.tree.root / 'bisect'
-	if not (worktree / '.git').exists():
-		tree.git(p.tree.src, 'worktree', 'prune')
-		tree.git(p.tree.src, 'worktree', 'add', '-q', '--detach', str(worktree), 'pristine')
-	bisect = tree.Tree(p.tree.package_version, p.tree.root, 'bisect')
+	bisect = tree.worktree(p.tree, 'bisect', 'pristine')
+	worktree = bisect.src
 	failed = 0
 	for i, (patch, commit) in enumerate(zip(p.patches, p.commits), 1):
 		start = time.monotonic()
@@ -739,11 +736,8 @@ def cmd_bench_poke(args) -> Status:
 	(tests/bench/chunks-of-256.diff), by markers_bench's switching rows. All
 	under -icount, in a worktree of their own (trees/<version>/poke)."""
 	p = prepare(install=not args.no_install)
-	worktree = p.tree.root / 'poke'
-	if not (worktree / '.git').exists():
-		tree.git(p.tree.src, 'worktree', 'prune')
-		tree.git(p.tree.src, 'worktree', 'add', '-q', '--detach', str(worktree), 'pristine')
-	poke = tree.Tree(p.tree.package_version, p.tree.root, 'poke')
+	poke = tree.worktree(p.tree, 'poke', 'pristine')
+	worktree = poke.src
 	outdir = fresh_outdir('bench-poke')
 	module = [settings.GUEST_DIR / 'bench-modules' / 'poke_bench']
 	rows: Dict[str, bench.Rows] = {}

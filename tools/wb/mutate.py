@@ -278,12 +278,7 @@ def scratch_copy():
 
 def mutation_tree(p) -> tree.Tree:
 	"""The worktree of the cached tree where kernel mutations go."""
-	worktree = p.tree.root / WORKTREE
-	if not (worktree / '.git').exists():
-		tree.git(p.tree.src, 'worktree', 'prune')
-		tree.git(p.tree.src, 'worktree', 'add', '-q', '--detach', str(worktree),
-			 p.commits[-1], quiet=False)
-	return tree.Tree(p.tree.package_version, p.tree.root, WORKTREE)
+	return tree.worktree(p.tree, WORKTREE, p.commits[-1], quiet=False)
 
 
 def reset(ctx: Context) -> None:

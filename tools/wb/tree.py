@@ -104,6 +104,16 @@ def prepare() -> Tree:
 	return tree
 
 
+def worktree(tree: Tree, name: str, commit: str, quiet: bool = True) -> Tree:
+	"""The worktree @name of @tree's repository (trees/<version>/@name),
+	added at @commit if it is not there yet, as a Tree to build from."""
+	path = tree.root / name
+	if not (path / '.git').exists():
+		git(tree.src, 'worktree', 'prune')
+		git(tree.src, 'worktree', 'add', '-q', '--detach', str(path), commit, quiet=quiet)
+	return Tree(tree.package_version, tree.root, name)
+
+
 def checkout(tree: Tree, commit: str) -> None:
 	"""Moves the build source to @commit, rewriting only what differs."""
 	if git_out(tree.src, 'rev-parse', 'HEAD') == commit:
