@@ -185,10 +185,12 @@ class GuestRun:
 
 def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	       phases: Tuple[str, ...], index: int, extra: Tuple[str, ...] = (),
-	       timeout: Optional[int] = None) -> GuestRun:
+	       timeout: Optional[int] = None,
+	       hung_after_splat: Optional[float] = None) -> GuestRun:
 	"""Boots @build to run the guest @phases (see guest/test.sh), with
 	@extra on its command line, for at most @timeout seconds (default:
-	its config's boot_timeout)."""
+	its config's boot_timeout), or until its console has been silent for
+	@hung_after_splat seconds after a splat (qemu.boot())."""
 	config = build.config
 	suffix = f'-{index + 1}' if index else ''
 	console = outdir / f'console{suffix}.log'
@@ -198,7 +200,8 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	guest = qemu.boot(p.qemu, build.image, initrd,
 			  ('wb.mode=test', 'wb.phases=' + ','.join(phases), *config.cmdline, *extra),
 			  config.smp, timeout or config.boot_timeout, console, channel,
-			  arch=config.arch, extra=config.qemu_args)
+			  arch=config.arch, extra=config.qemu_args,
+			  hung_after_splat=hung_after_splat)
 	log(f'{what}: {guest.status.value} after {guest.seconds:.0f} s')
 
 	text = guest.channel()

@@ -11,7 +11,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import kbuild, qemu, results, settings
 from .kbuild import Build
@@ -322,7 +322,7 @@ def nomarkers_cases(build: Build) -> List[Case]:
 	return cases
 
 
-def _stand_in_boot(script: str) -> qemu.GuestRun:
+def _stand_in_boot(script: str, hung_after_splat: Optional[float] = None) -> qemu.GuestRun:
 	"""Boots a stand-in for x86-64's QEMU, the shell @script, as a guest
 	of at most 20 s: what qemu.boot() makes of what it prints and how it
 	ends."""
@@ -334,7 +334,7 @@ def _stand_in_boot(script: str) -> qemu.GuestRun:
 		fake.chmod(0o755)
 		return qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
 				 prefix / 'console.log', prefix / 'results.txt',
-				 arch=settings.X86_64)
+				 arch=settings.X86_64, hung_after_splat=hung_after_splat)
 
 
 def stalled_guest_case() -> Case:
@@ -369,6 +369,22 @@ def signalled_guest_case() -> Case:
 	      'terminating on signal 15' in guest.stalled_by)
 	return Case(name, ok, f'status {guest.status.value} after {guest.seconds:.1f} s, '
 		    f'ended by {guest.stalled_by!r}')
+
+
+def hung_guest_case() -> Case:
+	"""Whether the host stops a guest that went silent after a splat when
+	asked to (`make mutate`), as hung, and only then: a stand-in for QEMU
+	that prints a line every second outlives the same limit, and one that
+	warns and then says nothing is stopped within a few seconds."""
+	name = 'a guest silent after a splat is stopped as hung, a talking one is not'
+	talking = _stand_in_boot('for i in 1 2 3 4; do echo "[  $i.0] WARNING: at x"; '
+				 'sleep 1; done\n', hung_after_splat=2)
+	hung = _stand_in_boot('echo "[    4.5] WARNING: CPU: 0 PID: 1 at text_poke"\n'
+			      'exec sleep 30\n', hung_after_splat=2)
+	ok = (talking.status == qemu.GuestStatus.POWERED_OFF and
+	      hung.status == qemu.GuestStatus.HUNG and hung.seconds < 10 and not hung.stalled_by)
+	return Case(name, ok, f'talking: {talking.status.value}; silent: {hung.status.value} '
+		    f'after {hung.seconds:.1f} s')
 
 
 # A console where a case fails, a guest crashes, then a case fails after
@@ -409,4 +425,5 @@ def crashed_console_case() -> Case:
 
 def harness_cases() -> List[Case]:
 	"""How the host judges guests that did not finish on their own."""
-	return [stalled_guest_case(), signalled_guest_case(), crashed_console_case()]
+	return [stalled_guest_case(), signalled_guest_case(), hung_guest_case(),
+		crashed_console_case()]

@@ -383,11 +383,14 @@ def _write_record(outdir: Path, build: kbuild.Build, suite: Optional[str],
 
 def boot_and_judge(ctx: Context, build: kbuild.Build, suite: Optional[str],
 		   outdir: Path) -> Verdict:
-	"""Boots @build for its config's one guest and judges what it reported."""
+	"""Boots @build for its config's one guest and judges what it reported;
+	a guest silent for settings.MUTATION_HUNG_AFTER_SPLAT seconds after a
+	splat is stopped (it failed the console's check already)."""
 	shutil.rmtree(outdir, ignore_errors=True)
 	outdir.mkdir(parents=True)
 	initrd = initramfs.make(build)
-	guest = ctx.steps.boot_guest(ctx.p, build, initrd, outdir, build.config.guests[0], 0)
+	guest = ctx.steps.boot_guest(ctx.p, build, initrd, outdir, build.config.guests[0], 0,
+				     hung_after_splat=settings.MUTATION_HUNG_AFTER_SPLAT)
 	verdict = judge(ctx.steps, ctx.kunit_py, build.config, outdir, guest)
 	verdict.stalled_by = guest.stalled_by
 	_write_record(outdir, build, suite, ctx.kunit_py, guest, verdict)

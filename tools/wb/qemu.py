@@ -8,11 +8,12 @@ import re
 import subprocess
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import List, Optional, Sequence, TextIO
 
 from . import settings
+from .results import SPLAT
 from .shell import log, run
 
 
@@ -22,6 +23,7 @@ class GuestStatus(enum.Enum):
 	QEMU_FAILED = 'QEMU failed'
 	STALLED = 'stopped by the host'
 	SIGNALLED = 'ended by a signal to QEMU'
+	HUNG = 'silent after a splat'
 
 
 # Console lines after which a guest cannot finish, so that the host stops
@@ -39,6 +41,17 @@ STALLING_LINES = re.compile(r'Disabling IRQ #\d+')
 # powered off. Whatever the guest reported until then says nothing of its
 # kernel, so such a run must never count as one that ran and failed.
 SIGNAL_LINE = re.compile(r'terminating on signal \d+')
+
+
+@dataclass
+class _Console:
+	"""What the pump saw of the console, for boot()'s wait: the first
+	STALLING_LINES line, QEMU's SIGNAL_LINE, the first splat
+	(results.SPLAT) and when the last line came."""
+	stalled: str = ''
+	signalled: str = ''
+	splat: str = ''
+	last: float = field(default_factory=time.monotonic)
 
 
 @dataclass(frozen=True)
@@ -102,10 +115,9 @@ def command(qemu: Path, arch: settings.Arch, image: Path, initrd: Path,
 
 
 def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
-	  stalled: List[str], signalled: List[str]) -> None:
-	"""Copies the console to @logf (and @echo); on the first line of
-	STALLING_LINES, appends it to @stalled and kills QEMU; appends QEMU's
-	SIGNAL_LINE to @signalled."""
+	  seen: _Console) -> None:
+	"""Copies the console to @logf (and @echo) and notes in @seen what
+	boot() judges by; kills QEMU on the first line of STALLING_LINES."""
 	for raw in proc.stdout:
 		line = raw.decode(errors='replace').replace('\r', '')
 		logf.write(line)
@@ -113,19 +125,25 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
 		if echo:
 			echo.write(line)
 			echo.flush()
-		if not stalled and STALLING_LINES.search(line):
-			stalled.append(line.strip())
+		seen.last = time.monotonic()
+		if not seen.stalled and STALLING_LINES.search(line):
+			seen.stalled = line.strip()
 			proc.kill()
-		if not signalled and SIGNAL_LINE.search(line):
-			signalled.append(line.strip())
+		if not seen.signalled and SIGNAL_LINE.search(line):
+			seen.signalled = line.strip()
+		if not seen.splat and SPLAT.search(line):
+			seen.splat = line.strip()
 
 
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
 	 console: Path, results: Optional[Path], *, arch: settings.Arch,
 	 echo: Optional[TextIO] = None, extra: Sequence[str] = (),
-	 tcg: Optional[str] = None) -> GuestRun:
+	 tcg: Optional[str] = None, hung_after_splat: Optional[float] = None) -> GuestRun:
 	"""Boots an @arch kernel without a terminal: everything the guest prints
-	lands in @console, what it sends on its results channel in @results."""
+	lands in @console, what it sends on its results channel in @results.
+	With @hung_after_splat, a guest whose console has said nothing for
+	that many seconds since a splat is stopped as HUNG: it has failed
+	already, and what it would print at its timeout adds nothing."""
 	console.parent.mkdir(parents=True, exist_ok=True)
 	if results:
 		results.unlink(missing_ok=True)
@@ -135,26 +153,34 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 	with open(console, 'w') as logf:
 		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
 					stderr=subprocess.STDOUT)
-		stalled: List[str] = []
-		signalled: List[str] = []
-		pump = threading.Thread(target=_pump, args=(proc, logf, echo, stalled, signalled),
-					daemon=True)
+		seen = _Console()
+		pump = threading.Thread(target=_pump, args=(proc, logf, echo, seen), daemon=True)
 		pump.start()
-		try:
-			rc = proc.wait(timeout=timeout)
-			status = GuestStatus.POWERED_OFF if rc == 0 else GuestStatus.QEMU_FAILED
-		except subprocess.TimeoutExpired:
+		while True:
+			try:
+				rc = proc.wait(timeout=1)
+				status = GuestStatus.POWERED_OFF if rc == 0 else GuestStatus.QEMU_FAILED
+				break
+			except subprocess.TimeoutExpired:
+				pass
+			now = time.monotonic()
+			if now - start >= timeout:
+				status = GuestStatus.TIMEOUT
+			elif (hung_after_splat is not None and seen.splat and
+			      now - seen.last >= hung_after_splat):
+				status = GuestStatus.HUNG
+			else:
+				continue
 			proc.kill()
 			proc.wait()
-			status = GuestStatus.TIMEOUT
+			break
 		pump.join(timeout=10)
-	if stalled:
+	if seen.stalled:
 		status = GuestStatus.STALLED
-	elif signalled:
+	elif seen.signalled:
 		status = GuestStatus.SIGNALLED
-	why = stalled or signalled
 	return GuestRun(status, time.monotonic() - start, console, results,
-			why[0] if why else '')
+			seen.stalled or seen.signalled)
 
 
 def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],

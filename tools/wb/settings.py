@@ -615,6 +615,14 @@ BENCH_ICOUNT_ARGS = ('-icount', 'shift=0,sleep=off')
 BENCH_WALL_TCG = 'multi'
 BENCH_TIMEOUT = 1200
 
+# `make mutate` stops a guest whose console has been silent this many
+# seconds after its first splat (qemu.boot()): it has failed already. A
+# mutation that breaks the int3 patcher can leave a CPU in the middle of
+# an instruction: mutation 76's debug guest warned at 4.5 s and was silent
+# from 20 s to its 3600 s timeout. A splat fails the run whatever comes
+# after it, so the stop changes no verdict, only how soon it comes.
+MUTATION_HUNG_AFTER_SPLAT = 180
+
 # The kernel `make run` boots; the configuration of `make series-check`
 # (every option the series adds, built after each patch).
 RUN_CONFIG = 'debug'
