@@ -398,29 +398,38 @@ _CRASHED_CONSOLE = (
 	'[   20.4]     # marker_b: EXPECTATION FAILED at kernel/tests/marker_kunit.c:7',
 	'[   20.4]         not ok 2 two',
 	'[   20.5]     not ok 2 marker_b',
+	'[   20.6]     # marker_d: EXPECTATION FAILED at kernel/tests/marker_kunit.c:8',
+	'[   20.6]     not ok 3 marker_d',
 	'[   21.0] BUG: unable to handle page fault for address: 0000000000000010',
 	'[   21.1]     # marker_c: EXPECTATION FAILED at kernel/tests/marker_kunit.c:9',
-	'[   21.1]     not ok 3 marker_c',
+	'[   21.1]     not ok 4 marker_c',
 )
 
 
 def crashed_console_case() -> Case:
-	"""Whether the case a mutated guest failed before it crashed is named
+	"""Whether the cases a mutated guest failed before it crashed are named
 	from its console (the crash kept the phase's results from the host),
-	with KUnit's message, and only a case that failed before the crash."""
-	name = 'a case that failed before its guest crashed is named from the console'
-	want = ('markers.marker_b.two',
-		'marker_b: EXPECTATION FAILED at kernel/tests/marker_kunit.c:7')
+	in order, each with KUnit's message, and only those that failed before
+	the crash."""
+	name = 'the cases that failed before their guest crashed are named from the console'
+	want = [('markers.marker_b.two',
+		 'marker_b: EXPECTATION FAILED at kernel/tests/marker_kunit.c:7'),
+		('markers.marker_b', ''),
+		('markers.marker_d',
+		 'marker_d: EXPECTATION FAILED at kernel/tests/marker_kunit.c:8')]
 	lines = list(_CRASHED_CONSOLE)
-	crash_first = [lines[8]] + lines[:8] + lines[9:]
+	crash = next(i for i, line in enumerate(lines) if 'BUG:' in line)
+	crash_first = [lines[crash]] + lines[:crash] + lines[crash + 1:]
 	with tempfile.TemporaryDirectory() as tmp:
 		console = Path(tmp) / 'console.log'
 		console.write_text('\n'.join(lines) + '\n')
-		got = results.console_failed_case(console)
+		got = results.console_failed_cases(console)
+		first = results.console_failed_case(console)
 		console.write_text('\n'.join(crash_first) + '\n')
-		got_first = results.console_failed_case(console)
-	return Case(name, got == want and got_first == ('', ''),
-		    f'named {got!r}, expected {want!r}; with the crash first, {got_first!r}')
+		got_first = results.console_failed_cases(console)
+	return Case(name, got == want and first == want[0] and got_first == [],
+		    f'named {got!r}, expected {want!r}; first {first!r}; with the crash first, '
+		    f'{got_first!r}')
 
 
 def harness_cases() -> List[Case]:

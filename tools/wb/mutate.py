@@ -357,26 +357,29 @@ def judge(steps: Steps, kunit_py: Path, config: settings.KernelConfig, outdir: P
 			if not verdict.why:
 				verdict.why = (case.diagnostic.splitlines() or [''])[0]
 	if verdict.failures and not counts.failures:
-		# No phase's results came through: a case that failed before the
-		# guest crashed is on its console, and kills the mutation first.
-		name, why = results.console_failed_case(outdir / 'console.log')
+		# No phase's results came through: the cases that failed before
+		# the guest crashed are on its console, and kill the mutation
+		# first, in their order.
+		failed = results.console_failed_cases(outdir / 'console.log')
 		crash = next(iter(results.splats(outdir / 'console.log')), '')
 		crash = crash.split('] ', 1)[-1]
-		if name:
-			verdict.failures.insert(0, f'console: {name}')
+		if failed:
+			verdict.failures[:0] = [f'console: {name}' for name, _ in failed]
+			why = failed[0][1]
 			verdict.why = f'{why}; then {crash}' if crash else why
 		elif crash:
 			verdict.why = f'{verdict.why}; first on the console: {crash}'
 	return verdict
 
 
-def _write_record(outdir: Path, build: kbuild.Build, suite: Optional[str],
+def _write_record(outdir: Path, build: kbuild.Build, suite: Optional[str], version: str,
 		  kunit_py: Path, guest, verdict: Verdict) -> None:
-	"""What --recheck needs to check this run again: the kernel's .config,
-	how it was booted, and whether it passed (only then can it be replayed)."""
+	"""What --recheck needs to check this run again: the kernel's .config and
+	@version, how it was booted, and whether it passed (only then can it be
+	replayed)."""
 	shutil.copy2(build.dir / '.config', outdir / '.config')
 	(outdir / 'guest.json').write_text(json.dumps({
-		'config': build.config.name, 'suite': suite,
+		'config': build.config.name, 'suite': suite, 'version': version,
 		'phases': list(build.config.guests[0]), 'seconds': guest.seconds,
 		'kunit_py': str(kunit_py), 'passed': not verdict.failures}, indent=1) + '\n')
 
@@ -393,7 +396,8 @@ def boot_and_judge(ctx: Context, build: kbuild.Build, suite: Optional[str],
 				     hung_after_splat=settings.MUTATION_HUNG_AFTER_SPLAT)
 	verdict = judge(ctx.steps, ctx.kunit_py, build.config, outdir, guest)
 	verdict.stalled_by = guest.stalled_by
-	_write_record(outdir, build, suite, ctx.kunit_py, guest, verdict)
+	_write_record(outdir, build, suite, ctx.tree.kernel_version(), ctx.kunit_py, guest,
+		      verdict)
 	return verdict
 
 
@@ -434,28 +438,51 @@ def run_kernel_mutation(ctx: Context, m: Mutation) -> Outcome:
 	return _outcome(m, boot_and_judge(ctx, build, m.suite, OUTDIR / m.stem))
 
 
-def run_harness_mutation(ctx: Context, m: Mutation, config: str) -> Outcome:
-	"""Has the mutated workbench, in a scratch copy, check the baseline's
-	guest output again."""
-	outdir = OUTDIR / m.stem
+def _recheck_in_copy(m: Optional[Mutation], config: str,
+		     outdir: Path) -> Tuple[Optional[Verdict], str]:
+	"""Has the workbench of a scratch copy, with @m applied if not None,
+	check the guest output of @config's baseline again in @outdir. Its
+	verdict, or None and why there is none."""
 	shutil.rmtree(outdir, ignore_errors=True)
 	shutil.copytree(OUTDIR / f'baseline-{config}', outdir,
 			ignore=shutil.ignore_patterns('*.ktap', '*.json', '*.parsed.txt'))
 	shutil.copy2(OUTDIR / f'baseline-{config}' / 'guest.json', outdir)
 	with scratch_copy() as copy:
-		try:
+		if m:
 			apply(m, copy, 1)
-		except WorkbenchError as e:
-			log(f'mutation {m.stem}: {e}')
-			return Outcome(m, BROKEN, 'it does not apply', str(e).splitlines()[0])
 		proc = run([sys.executable, copy / 'tools/workbench.py', '--no-install', 'mutate',
 			    '--recheck', outdir], check=False)
 	verdict_file = outdir / 'verdict.json'
 	if not verdict_file.is_file():
-		# make test would have stopped with an error: that is a kill too.
-		return Outcome(m, KILLED, f'the mutated workbench failed (exit {proc.returncode})',
-			       '', False)
-	return _outcome(m, Verdict(**json.loads(verdict_file.read_text())))
+		return None, f'the {"mutated " if m else ""}workbench failed (exit {proc.returncode})'
+	return Verdict(**json.loads(verdict_file.read_text())), ''
+
+
+def harness_control(config: str) -> str:
+	"""Why the unmutated workbench's recheck of @config's baseline does not
+	pass, or '' if it does: a harness mutation is killed only by what its
+	change makes the recheck find, never by the recheck itself failing."""
+	log(f'harness control {config}: the unmutated workbench checks the baseline again')
+	verdict, why = _recheck_in_copy(None, config, OUTDIR / f'control-{config}')
+	if verdict and verdict.failures:
+		why = verdict.failures[0]
+	log(f'harness control {config}: ' + (f'FAILS: {why}' if why else 'passes'))
+	return why
+
+
+def run_harness_mutation(ctx: Context, m: Mutation, config: str) -> Outcome:
+	"""Has the mutated workbench, in a scratch copy, check the baseline's
+	guest output again."""
+	try:
+		verdict, why = _recheck_in_copy(m, config, OUTDIR / m.stem)
+	except WorkbenchError as e:
+		log(f'mutation {m.stem}: {e}')
+		return Outcome(m, BROKEN, 'it does not apply', str(e).splitlines()[0])
+	if not verdict:
+		# make test would have stopped with an error: that is a kill too,
+		# since harness_control() passed.
+		return Outcome(m, KILLED, why, '', False)
+	return _outcome(m, verdict)
 
 
 # --- --recheck, in the scratch copy -----------------------------------------
@@ -489,9 +516,12 @@ def recheck(outdir: Path, steps: Steps) -> int:
 	config = guest_config(record['config'], record['suite'], record['phases'])
 	# The kernel's .config, for kbuild.enabled(); nothing is built or booted.
 	build = kbuild.Build(config, None, outdir)
+	# What boot_guest() reads of the run's prepare(): the booted kernel's
+	# version, for the console's banner.
+	tree_record = SimpleNamespace(kernel_version=lambda: record['version'])
 	with replay(record['seconds']):
-		guest = steps.boot_guest(SimpleNamespace(qemu=None), build, outdir / 'replayed',
-					 outdir, config.guests[0], 0)
+		guest = steps.boot_guest(SimpleNamespace(qemu=None, tree=tree_record), build,
+					 outdir / 'replayed', outdir, config.guests[0], 0)
 	verdict = judge(steps, Path(record['kunit_py']), config, outdir, guest)
 	# How the host judges guests that did not finish, as make test checks it.
 	for case in checks.harness_cases():
@@ -598,12 +628,21 @@ def run_config(ctx: Context, config: str, group: List[Mutation],
 			return [recorded.get(m.stem) or
 				Outcome(m, NOT_RUN, f'baseline {config} fails: {failures[0]}')
 				for m in group]
+	control = ''
+	if any(not m.kernel for m in to_run):
+		control = harness_control(config)
 	outcomes = []
 	for m in group:
 		outcome = recorded.get(m.stem)
 		if outcome:
 			log(f'mutation {m.stem}: {outcome.result} {outcome.first} (recorded '
 			    f'{outcome.recorded})')
+			outcomes.append(outcome)
+			continue
+		if control and not m.kernel:
+			outcome = Outcome(m, BROKEN, 'the unmutated workbench\'s recheck fails',
+					  control)
+			log(f'mutation {m.stem}: {outcome.result} {outcome.first}: {control}')
 			outcomes.append(outcome)
 			continue
 		log(f'mutation {m.stem}: {m.reason}')

@@ -302,14 +302,41 @@ PRINTK_TIME = re.compile(r'^\[ *\d+\.\d+\] ')
 SUBTEST = re.compile(r'^( *)# Subtest: (.+)$')
 
 
-def console_failed_case(console: Path) -> Tuple[str, str]:
-	"""The first KUnit case that the console shows failed before the
-	kernel's first splat, as suite.case[.param], and its first FAILED line.
-	A crash after a failed case can end the guest before the results of
-	its phase reach the host; the case saw the break first all the same.
-	('', '') if the console shows none."""
+def console_failed_cases(console: Path) -> List[Tuple[str, str]]:
+	"""The KUnit cases that the console shows failed before the kernel's
+	first splat, in order, as suite.case[.param], each with its first
+	FAILED line. A crash after a failed case can end the guest before the
+	results of its phase reach the host; the cases saw the break first all
+	the same."""
 	if not console.is_file():
-		return '', ''
+		return []
+	groups: Dict[int, str] = {}	# the subtest whose results have this indent
+	failed = []
+	why = ''
+	for line in console.read_text(errors='replace').splitlines():
+		if SPLAT.search(line):
+			break
+		line = PRINTK_TIME.sub('', line.rstrip())
+		if 'FAILED at' in line and not why:
+			why = line.strip().lstrip('#').strip()
+		header = SUBTEST.match(line)
+		if header:
+			groups[len(header.group(1))] = header.group(2).strip()
+			continue
+		result = RESULT.match(line)
+		indent = len(result.group(1)) if result else 0
+		if not indent or result.group(5) is not None:
+			continue
+		if result.group(2) == 'not ok':
+			path = [groups[i] for i in sorted(groups) if 0 < i <= indent]
+			failed.append(('.'.join(path + [result.group(4).strip()]), why))
+		why = ''
+	return failed
+
+
+def console_failed_case(console: Path) -> Tuple[str, str]:
+	"""The first of console_failed_cases(); ('', '') if there is none."""
+	return next(iter(console_failed_cases(console)), ('', ''))
 	groups: Dict[int, str] = {}	# the subtest whose results have this indent
 	why = ''
 	for line in console.read_text(errors='replace').splitlines():
