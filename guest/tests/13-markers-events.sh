@@ -306,6 +306,41 @@ else
 	skip_without marker-bpf "BPF: hits per key"
 fi
 
+# A perf event of a marker event switches the marker on, counting alone:
+# it needs what a tracepoint's raw data needs (perf_allow_tracepoint()).
+# At perf_event_paranoid 2, uid 65534 counting its own task without the
+# kernel is refused, and the marker stays off; root's open of the same
+# switches it on while it holds it (guest/progs/perf-open.c).
+if has_tool perf-open; then
+	id=$(cat "$E/mev_hit/id")
+	paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+	echo 2 > /proc/sys/kernel/perf_event_paranoid
+	expect_eq "perf_event_open of mev_hit as uid 65534: EPERM" EPERM \
+		"$(perf-open "$id" 65534 < /dev/null)"
+	expect "and mev_hit stays off" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+	rm -f /tmp/perf-open.in /tmp/perf-open.out
+	mkfifo /tmp/perf-open.in
+	perf-open "$id" 0 hold < /tmp/perf-open.in > /tmp/perf-open.out &
+	# It holds the event until the fifo closes; fd 3 is lib.sh's results.
+	exec 6> /tmp/perf-open.in
+	# Until it has printed "opened" or its error: no time limit of its own.
+	while [ ! -s /tmp/perf-open.out ] && kill -0 $! 2>/dev/null; do
+		sleep 0.1
+	done
+	expect_eq "perf_event_open of mev_hit as root" opened "$(cat /tmp/perf-open.out)"
+	expect "switches mev_hit on while it is open" \
+		sh -c "grep -Eq '^mev_hit +on +1 ' $M/list"
+	exec 6>&-
+	wait $!
+	echo "$paranoid" > /proc/sys/kernel/perf_event_paranoid
+	expect "and off when it is closed" sh -c "grep -Eq '^mev_hit +off +0 ' $M/list"
+	rm -f /tmp/perf-open.in /tmp/perf-open.out
+else
+	skip_without perf-open "perf_event_open of mev_hit as uid 65534: EPERM" \
+		"and mev_hit stays off" "perf_event_open of mev_hit as root" \
+		"switches mev_hit on while it is open" "and off when it is closed"
+fi
+
 # bpftrace, as Debian ships it (0.17): it lists the events and their typed
 # fields from tracefs, and without kernel BTF compiles its programs against
 # the kernel's headers in /lib/modules/RELEASE/build (tools/wb/initramfs.py).

@@ -113,7 +113,7 @@ APT_PACKAGES = (
 # in the guests of an Arch with guest_tools only.
 GUEST_PROGRAMS = ('/usr/bin/perf', '/usr/bin/trace-cmd')
 # Programs of guest/progs/, built on the host: source, libraries.
-GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)), ('macro-bench.c', ()))
+GUEST_PROGS_BUILT = (('marker-bpf.c', ('-lbpf',)), ('macro-bench.c', ()), ('perf-open.c', ()))
 # Debian's bpftrace, in the guests of a kernel that runs BPF programs on
 # trace events (CONFIG_BPF_EVENTS): about 200 MB of libraries (LLVM and
 # clang), which the others need not unpack. Without kernel BTF it compiles

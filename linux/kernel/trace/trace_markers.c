@@ -512,6 +512,20 @@ static int marker_event_reg(struct trace_event_call *call, enum trace_reg type,
 	return 0;
 }
 
+#ifdef CONFIG_PERF_EVENTS
+/*
+ * A perf event of a marker event, counting alone, switches the marker on:
+ * it writes kernel text and waits for a grace period and IPIs. It needs
+ * what reading a tracepoint's raw data needs, whatever it samples. Events
+ * inherited by a child were allowed with their parent.
+ */
+static int marker_event_perf_perm(struct trace_event_call *call,
+				  struct perf_event *p_event)
+{
+	return p_event->parent ? 0 : perf_allow_tracepoint();
+}
+#endif
+
 static int marker_event_define_fields(struct trace_event_call *call)
 {
 	struct marker_event *ev = call->data;
@@ -762,6 +776,9 @@ static struct marker_event *marker_event_create(const char *name, const char *fo
 	ev->call.class = &ev->class;
 	ev->call.event.funcs = &marker_event_funcs;
 	ev->call.data = ev;
+#ifdef CONFIG_PERF_EVENTS
+	ev->call.perf_perm = marker_event_perf_perm;
+#endif
 	/*
 	 * BPF checks a tracepoint program's reads against the end of the
 	 * last field (trace_event_get_offsets()): an event without fields
