@@ -337,27 +337,6 @@ def console_failed_cases(console: Path) -> List[Tuple[str, str]]:
 def console_failed_case(console: Path) -> Tuple[str, str]:
 	"""The first of console_failed_cases(); ('', '') if there is none."""
 	return next(iter(console_failed_cases(console)), ('', ''))
-	groups: Dict[int, str] = {}	# the subtest whose results have this indent
-	why = ''
-	for line in console.read_text(errors='replace').splitlines():
-		if SPLAT.search(line):
-			break
-		line = PRINTK_TIME.sub('', line.rstrip())
-		if 'FAILED at' in line and not why:
-			why = line.strip().lstrip('#').strip()
-		header = SUBTEST.match(line)
-		if header:
-			groups[len(header.group(1))] = header.group(2).strip()
-			continue
-		result = RESULT.match(line)
-		indent = len(result.group(1)) if result else 0
-		if not indent or result.group(5) is not None:
-			continue
-		if result.group(2) == 'not ok':
-			path = [groups[i] for i in sorted(groups) if 0 < i <= indent]
-			return '.'.join(path + [result.group(4).strip()]), why
-		why = ''
-	return '', ''
 
 
 def splats(console: Path) -> List[str]:
