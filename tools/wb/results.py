@@ -334,11 +334,6 @@ def console_failed_cases(console: Path) -> List[Tuple[str, str]]:
 	return failed
 
 
-def console_failed_case(console: Path) -> Tuple[str, str]:
-	"""The first of console_failed_cases(); ('', '') if there is none."""
-	return next(iter(console_failed_cases(console)), ('', ''))
-
-
 def splats(console: Path) -> List[str]:
 	"""Console lines that report a kernel warning, bug, crash or lockdep splat."""
 	if not console.is_file():
