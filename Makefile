@@ -19,6 +19,8 @@
 #                      in one batch and in chunks of 256 (patch 04)
 #   make mutate        the mutation gate: each mutation of tests/mutations must fail a test
 #   make ftracetest    every case of upstream's ftrace selftests in the debug kernel (hours)
+#   make ftracetest-markers  the ten of them where marker events take part
+#                      (settings.FTRACETEST_CASES; no longer in make test)
 #
 # Without CONFIGS nor BASE, make test runs settings.TEST_PLAN: 7.3's debug,
 # clang and arm64, and 6.12's rt. CONFIGS="rt debug" limits it to some
@@ -44,7 +46,7 @@ MUTATE_ARGS := $(foreach m,$(MUTATIONS),--mutation $(m)) \
 	$(if $(filter-out 0,$(DRY_RUN)),--dry-run) $(if $(filter 0,$(BASELINE)),--no-baseline) \
 	$(if $(filter-out 0,$(RESUME)),--resume) $(if $(filter-out 0,$(IN_PLACE)),--in-place)
 
-.PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon bench-poke mutate ftracetest build clean help
+.PHONY: test test-all run series series-check range-diff bench bench-macro bench-silicon bench-poke mutate ftracetest ftracetest-markers build clean help
 
 help:
 	@sed -n '3,/^$$/{/^#/p}' Makefile | sed 's/^# \{0,1\}//'
@@ -69,6 +71,9 @@ range-diff:
 
 ftracetest:
 	$(WORKBENCH) ftracetest $(foreach c,$(FTRACETEST_CASES),--case $(c))
+
+ftracetest-markers:
+	$(WORKBENCH) ftracetest --markers
 
 bench:
 	$(WORKBENCH) bench

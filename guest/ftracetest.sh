@@ -3,7 +3,7 @@
 # The ftracetest phase (sourced by guest/test.sh): upstream's ftrace
 # selftests, the tree's tools/testing/selftests/ftrace, which the host puts
 # in /opt/ftracetest for the boots that run this phase: the cases of
-# settings.FTRACETEST_CASES (make-test-cases there), or with
+# settings.FTRACETEST_CASES (marker-cases there) by default, or with
 # wb.ftracetest=A,B those cases (make ftracetest gives each of its boots
 # a share of them: tools/wb/ftracetest.py), or with wb.ftracetest=all (a
 # boot by hand) every case but those of settings.FTRACETEST_EXCLUDED
@@ -28,8 +28,8 @@ ftracetest_run() {
 	# The inter-event cases ping the loopback.
 	ip link set lo up
 	# wb.ftracetest=all: every case of all-cases; wb.ftracetest=A,B:
-	# the cases A and B (paths under test.d); else make-test-cases.
-	list="$FTRACETEST/make-test-cases"
+	# the cases A and B (paths under test.d); else marker-cases.
+	list="$FTRACETEST/marker-cases"
 	chosen=$(cmdline_value wb.ftracetest)
 	if [ "$chosen" = all ]; then
 		list="$FTRACETEST/all-cases"

@@ -558,8 +558,9 @@ def cmd_run(args) -> Status:
 
 def cmd_ftracetest(args) -> Status:
 	"""Upstream's ftrace selftests, every case but those of
-	settings.FTRACETEST_EXCLUDED (or those of --case), in the kernel whose
-	make test runs some of them (settings.FTRACETEST_CASES): one boot per
+	settings.FTRACETEST_EXCLUDED (or those of --case, or with --markers
+	those where marker events take part, settings.FTRACETEST_CASES), in
+	the debug kernel of make test (settings.FTRACETEST_CONFIG): one boot per
 	share of the cases (ftracetest.shares()), settings.PARALLEL_GUESTS of
 	them at a time, their TSC clocking the kernel (qemu.host_tsc_khz())."""
 	start = time.monotonic()
@@ -568,7 +569,8 @@ def cmd_ftracetest(args) -> Status:
 	unknown = [c for c in args.case or [] if not (suite / c).is_file()]
 	if unknown:
 		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
-	cases = args.case or ftracetest.every_case(suite)
+	cases = (args.case or (list(settings.FTRACETEST_CASES) if args.markers else None)
+		 or ftracetest.every_case(suite))
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	config = settings.MATRIX[settings.FTRACETEST_CONFIG]
 	build = kbuild.build(p.tree, config)
@@ -857,6 +859,9 @@ def main(argv: Sequence[str]) -> int:
 	p = sub.add_parser('ftracetest', help="run every case of upstream's ftrace selftests")
 	p.add_argument('--case', action='append',
 		       help='only this case, a path under test.d (repeatable)')
+	p.add_argument('--markers', action='store_true',
+		       help='only the cases where marker events take part '
+			    '(settings.FTRACETEST_CASES)')
 	mutate.add_arguments(sub.add_parser(
 		'mutate', help='apply each mutation of tests/mutations, check that the tests kill it'))
 	p = sub.add_parser('bench', help='run the benchmark in a production kernel')

@@ -5,10 +5,13 @@ bytes of the sites in the built kernels, what SystemTap makes of a build
 tree's Module.markers, what a CONFIG_MARKERS=n kernel must not carry, and
 how the host stops a guest that cannot finish or tells one a signal ended."""
 
+import concurrent.futures
+import contextlib
 import os
 import re
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -387,6 +390,30 @@ def hung_guest_case() -> Case:
 		    f'after {hung.seconds:.1f} s')
 
 
+def guest_slot_case() -> Case:
+	"""Whether a guest waits while every guest slot of the host is taken
+	(qemu.guest_slot(): by another run of the workbench, here by this
+	thread for 3 s), and counts its seconds from when it has one: a
+	stand-in for QEMU that powers off at once."""
+	name = "a guest waits while the host's guest slots are taken, its time counted from its slot"
+	with contextlib.ExitStack() as held:
+		for _ in range(settings.PARALLEL_GUESTS):
+			held.enter_context(qemu.guest_slot('the harness control'))
+		start = time.monotonic()
+		with concurrent.futures.ThreadPoolExecutor(1) as pool:
+			future = pool.submit(_stand_in_boot, 'exit 0\n')
+			time.sleep(3)
+			early = future.done()
+			held.close()
+			guest = future.result()
+	waited = time.monotonic() - start
+	ok = (not early and guest.status == qemu.GuestStatus.POWERED_OFF and waited >= 3 and
+	      guest.seconds < 2)
+	return Case(name, ok, f'{"ended" if early else "waiting"} while the slots were held; '
+		    f'{guest.status.value} after {guest.seconds:.1f} s of its own, '
+		    f'{waited:.1f} s in all')
+
+
 # A console where a case fails, a guest crashes, then a case fails after
 # the crash; its first splat, if @crash_first, comes before any case.
 _CRASHED_CONSOLE = (
@@ -433,4 +460,4 @@ def crashed_console_case() -> Case:
 def harness_cases() -> List[Case]:
 	"""How the host judges guests that did not finish on their own."""
 	return [stalled_guest_case(), signalled_guest_case(), hung_guest_case(),
-		crashed_console_case()]
+		guest_slot_case(), crashed_console_case()]

@@ -132,12 +132,12 @@ def _install_tools(root: Path, build: Build) -> List[str]:
 
 def _install_ftracetest(root: Path, build: Build) -> None:
 	"""Installs upstream's ftrace selftests in /opt/ftracetest, with the
-	list of the cases make test runs (make-test-cases), that of every case
+	list of the cases where marker events take part (marker-cases), that of every case
 	but settings.FTRACETEST_EXCLUDED (all-cases), and the host's programs
 	they need."""
 	dest = root / 'opt/ftracetest'
 	shutil.copytree(build.tree.src / settings.FTRACETEST_SOURCE, dest)
-	(dest / 'make-test-cases').write_text(
+	(dest / 'marker-cases').write_text(
 		''.join(f'test.d/{case}\n' for case in settings.FTRACETEST_CASES))
 	(dest / 'all-cases').write_text(
 		''.join(f'test.d/{case}\n' for case in ftracetest.every_case(dest / 'test.d')))
@@ -172,8 +172,7 @@ def make(build: Build, modules: Optional[Sequence[Path]] = None) -> Path:
 		run(['depmod', '-b', str(root), build.release()])
 	tools = _install_tools(root, build) if arch.guest_tools else []
 	# Its programs are the host's, like the tracer tools.
-	if arch.guest_tools and any(settings.FTRACETEST_PHASE in phases
-				    for phases in build.config.guests):
+	if arch.guest_tools and build.config.name == settings.FTRACETEST_CONFIG:
 		_install_ftracetest(root, build)
 	# What the guest scripts ask of the kernel and of the tools (lib.sh).
 	(root / 'etc/wb').mkdir()

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Booting a kernel in QEMU: console to a log (and optionally the terminal),
-results channel (see settings.Arch) to a file, a hard timeout."""
+results channel (see settings.Arch) to a file, a hard timeout, one of the
+host's guest slots."""
 
+import contextlib
 import enum
+import fcntl
 import platform
 import re
 import subprocess
@@ -10,7 +13,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Sequence, TextIO
+from typing import Iterator, List, Optional, Sequence, TextIO
 
 from . import settings
 from .results import SPLAT
@@ -135,6 +138,45 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
 			seen.splat = line.strip()
 
 
+@contextlib.contextmanager
+def guest_slot(what: str) -> Iterator[int]:
+	"""Holds one of the host's settings.PARALLEL_GUESTS guest slots, an
+	flock() on a file of settings.GUEST_SLOTS, until the block ends; waits
+	for one if every slot is taken, by this process or by another run of
+	the workbench. The lock goes with its file descriptor, so a run that
+	dies frees its slots."""
+	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
+	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
+		 for i in range(settings.PARALLEL_GUESTS)]
+	try:
+		waited = time.monotonic()
+		told = False
+		while True:
+			slot = next((i for i, f in enumerate(files) if _try_lock(f)), None)
+			if slot is not None:
+				break
+			if not told:
+				log(f'{what}: waiting for one of the host\'s '
+				    f'{settings.PARALLEL_GUESTS} guest slots')
+				told = True
+			time.sleep(2)
+		if told:
+			log(f'{what}: got guest slot {slot} after '
+			    f'{time.monotonic() - waited:.0f} s')
+		yield slot
+	finally:
+		for f in files:
+			f.close()
+
+
+def _try_lock(f: TextIO) -> bool:
+	try:
+		fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+	except BlockingIOError:
+		return False
+	return True
+
+
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
 	 console: Path, results: Optional[Path], *, arch: settings.Arch,
 	 echo: Optional[TextIO] = None, extra: Sequence[str] = (),
@@ -143,7 +185,19 @@ def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int
 	lands in @console, what it sends on its results channel in @results.
 	With @hung_after_splat, a guest whose console has said nothing for
 	that many seconds since a splat is stopped as HUNG: it has failed
-	already, and what it would print at its timeout adds nothing."""
+	already, and what it would print at its timeout adds nothing.
+	The guest waits for a guest slot (guest_slot()); its @timeout and
+	its seconds count from when it has one."""
+	with guest_slot(str(console)):
+		return _boot(qemu, image, initrd, cmdline, smp, timeout, console, results,
+			     arch=arch, echo=echo, extra=extra, tcg=tcg,
+			     hung_after_splat=hung_after_splat)
+
+
+def _boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
+	  timeout: int, console: Path, results: Optional[Path], *, arch: settings.Arch,
+	  echo: Optional[TextIO], extra: Sequence[str], tcg: Optional[str],
+	  hung_after_splat: Optional[float]) -> GuestRun:
 	console.parent.mkdir(parents=True, exist_ok=True)
 	if results:
 		results.unlink(missing_ok=True)
