@@ -31,6 +31,7 @@
 
 #include <kunit/static_stub.h>
 #include <linux/cpu.h>
+#include <linux/delay.h>
 #include <linux/jhash.h>
 #include <linux/module.h>
 #include <linux/immediate.h>
@@ -350,6 +351,24 @@ static int marker_entry_remove_probe(struct marker_entry *e,
 	return 0;
 }
 
+/* The longest sleep of marker_breakpoint_wait(), in milliseconds. */
+#define MARKER_BREAKPOINT_WAIT_MS	100
+
+/*
+ * Sleeps before try @tries + 1 of the removal of @probe, which somebody
+ * else's breakpoint (a debugger's) on a call that goes straight to the
+ * probe holds off: the call must leave the probe before anything the probe
+ * uses may go, and only the breakpoint's owner can take it out, putting
+ * back the instruction it replaced. Nothing is held meanwhile.
+ */
+static void marker_breakpoint_wait(const struct marker_probe *probe, unsigned int tries)
+{
+	if (!tries)
+		pr_warn("a breakpoint holds a call to probe %ps: its removal waits for it to go\n",
+			marker_probe_fn(probe));
+	msleep(min(1U << min(tries, 7U), MARKER_BREAKPOINT_WAIT_MS));
+}
+
 /* --- the API ------------------------------------------------------------- */
 
 /* Connects @probe to @name; see marker_probe_register(). */
@@ -412,23 +431,30 @@ out_unlock:
 	return ret;
 }
 
-/* Disconnects @probe from @name; see marker_probe_unregister(). */
+/*
+ * Disconnects @probe from @name; see marker_probe_unregister(). A try that
+ * a breakpoint holds off changes nothing: the next one starts afresh.
+ */
 static int marker_probe_disconnect(const char *name, const struct marker_probe *probe)
 {
+	unsigned int tries = 0;
 	struct marker_entry *e;
-	int ret = -ENOENT;
+	int ret;
 
 	if (!name || !marker_probe_fn(probe))
 		return -EINVAL;
 
-	cpus_read_lock();
-	mutex_lock(&markers_mutex);
-	e = marker_entry_find(name);
-	if (e)
-		ret = marker_entry_remove_probe(e, probe);
-	mutex_unlock(&markers_mutex);
-	cpus_read_unlock();
-	return ret;
+	for (;;) {
+		cpus_read_lock();
+		mutex_lock(&markers_mutex);
+		e = marker_entry_find(name);
+		ret = e ? marker_entry_remove_probe(e, probe) : -ENOENT;
+		mutex_unlock(&markers_mutex);
+		cpus_read_unlock();
+		if (ret != -EBUSY)
+			return ret;
+		marker_breakpoint_wait(probe, tries++);
+	}
 }
 
 /**
@@ -468,14 +494,16 @@ EXPORT_SYMBOL_GPL(marker_probe_register);
  *
  * The probe may still be running on other CPUs when this returns: call
  * marker_synchronize_unregister() before freeing what it uses. Removing a
- * probe needs no memory: when none can be had, the sites stay on without
- * probes until the next switch (a message says so).
+ * connected probe does not fail. It needs no memory: when none can be
+ * had, the sites stay on without probes until the next switch (a message
+ * says so). While somebody else's breakpoint (a debugger's) sits on a call
+ * that goes straight to the probe, it waits, holding no lock, for that
+ * breakpoint to go (a message says so too).
  *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0 once the probe is disconnected; -EINVAL for a NULL argument;
- * -ENOENT if the probe is not connected to @name; -EBUSY if somebody
- * else's breakpoint (a debugger's) sits on a call that goes straight to
- * the probe: it then stays connected, and nothing has changed.
+ * -ENOENT if the probe is not connected to @name. On error nothing has
+ * changed.
  */
 int marker_probe_unregister(const char *name, marker_probe_func *probe,
 			    void *probe_private)
@@ -539,35 +567,40 @@ EXPORT_SYMBOL_GPL(marker_probe_unregister_fast);
  * whatever the marker.
  *
  * Context: process context, may sleep; takes cpus_read_lock().
- * Return: 0 once the probe is disconnected; -EINVAL for a NULL @probe;
- * -ENOENT if there is no such connection; -EBUSY as for
- * marker_probe_unregister().
+ * Return: 0 once the probe is disconnected, which waits as
+ * marker_probe_unregister() does; -EINVAL for a NULL @probe; -ENOENT if
+ * there is no such connection.
  */
 int marker_probe_unregister_private_data(marker_probe_func *probe,
 					 void *probe_private)
 {
 	struct marker_probe p = { .func = probe, .probe_private = probe_private };
 	struct marker_entry *e;
-	int bkt, ret = -ENOENT;
-	unsigned int i;
+	unsigned int i, tries = 0;
+	int bkt, ret;
 
 	if (!probe)
 		return -EINVAL;
 
-	cpus_read_lock();
-	mutex_lock(&markers_mutex);
-	hash_for_each(marker_names, bkt, e, hlist) {
-		for (i = 0; e->probes && i < e->probes->nr; i++)
-			if (marker_probe_match(&e->probes->probe[i], &p))
+	for (;;) {
+		ret = -ENOENT;
+		cpus_read_lock();
+		mutex_lock(&markers_mutex);
+		hash_for_each(marker_names, bkt, e, hlist) {
+			for (i = 0; e->probes && i < e->probes->nr; i++)
+				if (marker_probe_match(&e->probes->probe[i], &p))
+					break;
+			if (e->probes && i < e->probes->nr) {
+				ret = marker_entry_remove_probe(e, &p);
 				break;
-		if (e->probes && i < e->probes->nr) {
-			ret = marker_entry_remove_probe(e, &p);
-			break;
+			}
 		}
+		mutex_unlock(&markers_mutex);
+		cpus_read_unlock();
+		if (ret != -EBUSY)
+			return ret;
+		marker_breakpoint_wait(&p, tries++);
 	}
-	mutex_unlock(&markers_mutex);
-	cpus_read_unlock();
-	return ret;
 }
 EXPORT_SYMBOL_GPL(marker_probe_unregister_private_data);
 

@@ -80,8 +80,9 @@
  * a few at a time from the stack, before anything is published or freed.
  * Sites that cannot be disarmed stay armed without probes. The one error
  * left is a breakpoint of somebody else (a debugger's; kprobes refuse sites)
- * on a call that goes straight to the probe: then the probe stays
- * connected, and nothing is freed.
+ * on a call that goes straight to the probe: then the removal fails with
+ * -EBUSY, nothing is freed, and marker_probe_unregister() tries again until
+ * the breakpoint has gone.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -580,22 +581,21 @@ int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
  * array: they go back to the iterator, with the sites disarmed, before the
  * probes are unpublished; other sites are disarmed after. Sites that cannot
  * be disarmed stay armed without probes, which is harmless: the next switch
- * goes on from there. Fails, changing nothing, only when somebody else's
- * breakpoint is on a call that goes straight to the probe.
+ * goes on from there. Fails with -EBUSY only when somebody else's
+ * breakpoint is on a call that goes straight to the probe: the probe stays,
+ * and only calls sent back to the iterator, which calls it too, changed.
  */
 int marker_entry_clear_probes(struct marker_entry *e)
 {
 	struct marker_probes *old = e->probes;
-	int ret = 0;
+	int ret = 0, err;
 
 	lockdep_assert_held(&markers_mutex);
 	if (e->direct) {
 		ret = marker_entry_switch(e, false, false, NULL);
-		if (ret && marker_entry_retreat_calls(e)) {
-			pr_err("%s: a call to %ps cannot be undone; the probe stays\n",
-			       e->name, e->direct);
-			return -EBUSY;
-		}
+		err = ret ? marker_entry_retreat_calls(e) : 0;
+		if (err)
+			return err;
 	}
 	e->probes = NULL;
 	marker_entry_publish(e);

@@ -141,25 +141,29 @@ static int marker_slot_write(const struct marker_site_change *change,
 /*
  * Adds to @b the write that retargets the call of @change. None if the
  * text does not hold that call (the compiler placed something else before
- * the point the site recorded, or a module calls through a PLT), or if the
- * new target is out of reach of a BL: the call is then never rewritten,
- * and the site goes on calling marker_probe_iterate(), which calls every
- * probe.
+ * the point the site recorded, a module calls through a PLT, or a retreat
+ * has sent the call on already), or if the new target is out of reach of
+ * a BL: the call is then never rewritten, and the site goes on calling
+ * marker_probe_iterate(), which calls every probe. -EBUSY if it holds
+ * somebody else's breakpoint (a debugger's), which replaced the whole
+ * instruction: only its owner knows what it was, and puts it back.
  */
-static void marker_call_write(const struct marker_call_change *change,
-			      struct marker_batch *b)
+static int marker_call_write(const struct marker_call_change *change,
+			     struct marker_batch *b)
 {
 	unsigned long pc = (unsigned long)site_entry_code(change->site);
+	u32 insn = marker_insn_at((void *)pc);
 	u32 old, new;
 
+	if (aarch64_insn_is_brk(insn))
+		return -EBUSY;
 	old = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->from,
 					  AARCH64_INSN_BRANCH_LINK);
 	new = aarch64_insn_gen_branch_imm(pc, (unsigned long)change->to,
 					  AARCH64_INSN_BRANCH_LINK);
-	if (old == AARCH64_BREAK_FAULT || new == AARCH64_BREAK_FAULT ||
-	    marker_insn_at((void *)pc) != old)
-		return;
-	marker_batch_add(b, (void *)pc, old, new);
+	if (old != AARCH64_BREAK_FAULT && new != AARCH64_BREAK_FAULT && insn == old)
+		marker_batch_add(b, (void *)pc, old, new);
+	return 0;
 }
 
 /*
@@ -220,14 +224,16 @@ static int marker_insns_apply(const struct marker_batch *b)
  * values, see CONFIG_IMMEDIATE) and the slots and calls that change are
  * written, in one batch ending in one round of IPIs. Writes to one page
  * that follow each other share one mapping of it. A recorded call that
- * does not hold @from, or cannot reach @to, is left alone. Nothing is
- * allocated for a switch of at most MARKER_STACK_WRITES instructions.
+ * does not hold the call to @from, or cannot reach @to, is left alone.
+ * Nothing is allocated for a switch of at most MARKER_STACK_WRITES
+ * instructions.
  *
  * Context: process context; the caller holds cpus_read_lock(). Takes
  * text_mutex.
  * Return: 0; -EINVAL for a site that does not hold what it should; -EBUSY
- * for a site that holds a breakpoint; -ERANGE; -ENOMEM; or -EFAULT when a
- * write failed, those before it put back. On error nothing has changed.
+ * for a site or a recorded call that holds a breakpoint; -ERANGE; -ENOMEM;
+ * or -EFAULT when a write failed, those before it put back. On error
+ * nothing has changed.
  */
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		       const struct marker_site_change *changes, unsigned int nr_changes,
@@ -258,8 +264,11 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		if (ret)
 			goto out_unlock;
 	}
-	for (i = 0; i < nr_calls; i++)
-		marker_call_write(&calls[i], &b);
+	for (i = 0; i < nr_calls; i++) {
+		ret = marker_call_write(&calls[i], &b);
+		if (ret)
+			goto out_unlock;
+	}
 	if (b.n)
 		ret = marker_insns_apply(&b);
 	if (!ret)

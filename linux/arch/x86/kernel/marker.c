@@ -152,13 +152,16 @@ static void marker_call_bytes(const u8 *insn, void *target, u8 *bytes)
 }
 
 /*
- * The poke that retargets the call of @change. False if the text does not
- * hold that call: the compiler placed something else before the point the
- * site recorded, which is then never rewritten, and the site goes on
- * calling marker_probe_iterate().
+ * The poke that retargets the call of @change: 1 if the text holds that
+ * call; 0 if it does not, as when the compiler placed something else
+ * before the point the site recorded (never rewritten: the site goes on
+ * calling marker_probe_iterate()) or a retreat has sent the call on
+ * already; -EBUSY if it holds the call under somebody else's breakpoint (a
+ * debugger's), which only its owner takes out, putting back the byte it
+ * replaced.
  */
-static bool marker_call_poke(const struct marker_call_change *change,
-			     struct poke_site *poke)
+static int marker_call_poke(const struct marker_call_change *change,
+			    struct poke_site *poke)
 {
 	u8 *insn = site_entry_code(change->site);
 
@@ -166,7 +169,12 @@ static bool marker_call_poke(const struct marker_call_change *change,
 	poke->len = MARKER_CALL_LEN;
 	marker_call_bytes(insn, change->from, poke->old);
 	marker_call_bytes(insn, change->to, poke->new);
-	return !memcmp(insn, poke->old, MARKER_CALL_LEN);
+	if (!memcmp(insn, poke->old, MARKER_CALL_LEN))
+		return 1;
+	if (insn[0] == INT3_INSN_OPCODE &&
+	    !memcmp(insn + 1, poke->old + 1, MARKER_CALL_LEN - 1))
+		return -EBUSY;
+	return 0;
 }
 
 /**
@@ -182,14 +190,16 @@ static bool marker_call_poke(const struct marker_call_change *change,
  * this file) and the calls are rewritten in one batch of
  * imv_update_batch_pokes(), which then stores @updates (no immediate-value
  * site holds them), or of poke_sites_apply() without @updates. A recorded
- * call that does not hold @from is left alone. Nothing is allocated for a
- * switch of at most MARKER_STACK_POKES sites and calls without @updates.
+ * call that does not hold the call to @from is left alone. Nothing is
+ * allocated for a switch of at most MARKER_STACK_POKES sites and calls
+ * without @updates.
  *
  * Context: process context; the caller holds cpus_read_lock(). Takes
  * text_mutex.
- * Return: 0; -EINVAL for a site that does not look like one; -ENOMEM; or
- * the error of imv_update_batch_pokes() or poke_sites_apply(). On error
- * nothing has changed.
+ * Return: 0; -EINVAL for a site that does not look like one; -EBUSY for a
+ * recorded call that holds the call to @from under somebody else's
+ * breakpoint; -ENOMEM; or the error of imv_update_batch_pokes() or
+ * poke_sites_apply(). On error nothing has changed.
  */
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		       const struct marker_site_change *changes, unsigned int nr_changes,
@@ -215,13 +225,19 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 	}
 	/* The thunks of call depth tracking are written under text_mutex. */
 	mutex_lock(&text_mutex);
-	for (i = 0; i < nr_calls; i++)
-		n += marker_call_poke(&calls[i], &pokes[n]);
+	for (i = 0; i < nr_calls; i++) {
+		ret = marker_call_poke(&calls[i], &pokes[n]);
+		if (ret < 0)
+			break;
+		n += ret;
+	}
 	mutex_unlock(&text_mutex);
+	if (ret < 0)
+		goto out_free;
 	if (nr)
 		ret = imv_update_batch_pokes(updates, nr, pokes, n);
-	else if (n)
-		ret = poke_sites_apply(pokes, n);
+	else
+		ret = n ? poke_sites_apply(pokes, n) : 0;
 out_free:
 	if (pokes != stack)
 		kvfree(pokes);
