@@ -7,9 +7,11 @@
 # wb.ftracetest=A,B those cases (make ftracetest gives each of its boots
 # a share of them: tools/wb/ftracetest.py), or with wb.ftracetest=all (a
 # boot by hand) every case but those of settings.FTRACETEST_EXCLUDED
-# (all-cases). Marker events are
-# ordinary events there: the cases that enable every event switch every
-# marker of the kernel. The results go to the host as suite "ftracetest"
+# (all-cases). Marker events are dynamic events, made on request: none
+# exists at boot, and each case starts by removing every dynamic event
+# (initialize_ftrace() of test.d/functions writes "-:GROUP/EVENT" for each
+# line of dynamic_events, which takes marker events as it takes the
+# others). The results go to the host as suite "ftracetest"
 # of section ftracetest, one "ok DESCRIPTION" line per case as the
 # end-to-end scripts send them; the host checks the plan, and that the
 # skipped cases are those settings.FTRACETEST_SKIPS names.

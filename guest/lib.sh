@@ -141,6 +141,61 @@ expect_write() {
 	expect_eq "$1" "$4" "$(try_write "$2" "$3")"
 }
 
+# Marker events (kernel/trace/trace_markers.c) are dynamic events: none
+# exists until a command of dynamic_events makes it,
+#   m[:[GROUP/]EVENT] MARKER [NAME=$argN[:TYPE] ...]
+# and it stays, its marker's module loaded or not, until "-:[GROUP/]EVENT"
+# removes it. Commands go through try_write, which opens the file without
+# O_TRUNC: a shell's ">" would remove every dynamic event first (or, with
+# EBUSY, none if one is in use); append with ">>" if not through these.
+DYNAMIC_EVENTS=/sys/kernel/tracing/dynamic_events
+
+# dyn_cmd CMD: writes the command CMD and a newline to dynamic_events in one
+# write(2); prints "ok" or the error, as try_write does.
+dyn_cmd() { try_write "$DYNAMIC_EVENTS" "$1\n"; }
+
+# mev_make NAME [FIELD...]: makes the marker event markers/NAME on the
+# marker NAME ("m:markers/NAME NAME FIELD..."), with the fields given
+# (NAME=$argN[:TYPE]) or else every argument of the format; fails, saying
+# why, unless the write worked and events/markers/NAME is there.
+mev_make() {
+	_ev=$1
+	shift
+	_got=$(dyn_cmd "m:markers/$_ev $_ev${1:+ $*}")
+	if [ "$_got" != ok ]; then
+		echo "m:markers/$_ev $_ev $*: $_got"
+		return 1
+	fi
+	if [ ! -d "/sys/kernel/tracing/events/markers/$_ev" ]; then
+		echo "m:markers/$_ev: made, yet no events/markers/$_ev"
+		return 1
+	fi
+}
+
+# mev_drop NAME: removes the marker event markers/NAME ("-:markers/NAME");
+# fails, saying why, unless the write worked and its directory went.
+mev_drop() {
+	_got=$(dyn_cmd "-:markers/$1")
+	if [ "$_got" != ok ]; then
+		echo "-:markers/$1: $_got"
+		return 1
+	fi
+	if [ -e "/sys/kernel/tracing/events/markers/$1" ]; then
+		echo "-:markers/$1: removed, yet events/markers/$1 is still there"
+		return 1
+	fi
+}
+
+# mev_events: the marker events, as dynamic_events shows them ("m:" lines).
+mev_events() { grep '^m:' "$DYNAMIC_EVENTS" 2>/dev/null; }
+
+# mev_dirs: the event directories under events/markers, one name a line.
+mev_dirs() {
+	for _d in /sys/kernel/tracing/events/markers/*/; do
+		[ -d "$_d" ] && basename "$_d"
+	done
+}
+
 # kmemleak_check: one case, no leak allocated by markers, immediate values
 # or the patcher (their functions in a backtrace), after two scans with a
 # grace period between them, as kmemleak documents; a skip without

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # /sys/kernel/tracing/markers from a root shell: the list, switching a
-# marker's event on and off with the enable file, its records in the trace,
-# and every kind of bad input, which must fail with its error and change
-# nothing. 13-markers-events.sh tests the events themselves.
+# marker's event on and off with the enable file (which makes the event,
+# a dynamic event, when there is none), its records in the trace, and
+# every kind of bad input, which must fail with its error and change
+# nothing. The events stay when their module goes, until removed through
+# dynamic_events, as this script does at its end. 13-markers-events.sh
+# tests the events themselves.
 
 suite markers_tracefs
 T=/sys/kernel/tracing
@@ -14,7 +17,8 @@ if [ ! -d "$M" ]; then
 	return 0
 fi
 
-state() { cat "$M/list" "$M/enable"; }
+D=$T/dynamic_events
+state() { cat "$M/list" "$M/enable" "$D"; }
 
 expect "the list has a header" grep -q '^# name' "$M/list"
 expect "modprobe marker-example" modprobe marker-example
@@ -37,8 +41,12 @@ expect "list: the marker_enabled() guard sample_write_crc is a site" \
 	sh -c "grep -Eq '^sample_write_crc +off +0 +([2-9]|[1-9][0-9]+) +marker_example ' $M/list"
 
 echo > "$T/trace"
+expect_eq "no event comes with the module" "" "$(mev_dirs | tr '\n' ' ')"
 expect_write "switch sample_read on" "$M/enable" "sample_read\n" ok
 expect_eq "enable lists sample_read" sample_read "$(cat "$M/enable")"
+expect_eq "it made the event m:markers/sample_read, every argument a field" \
+	'm:markers/sample_read sample_read pid=$arg1:s32 count=$arg2:ulong pos=$arg3:s64' \
+	"$(grep '^m:markers/sample_read ' "$D")"
 expect "list: sample_read on, 1 probe" sh -c "grep -Eq '^sample_read +on +1 +1 ' $M/list"
 cat /proc/marker-example >/dev/null
 expect "the trace has a markers:sample_read event with its arguments" \
@@ -89,6 +97,7 @@ expect_eq "non-root changed nothing" "$before" "$(state)"
 
 expect_write "switch sample_read off" "$M/enable" "!sample_read" ok
 expect_eq "enable is empty" "" "$(cat "$M/enable")"
+expect "the event stays once off" test -d "$T/events/markers/sample_read"
 echo > "$T/trace"
 cat /proc/marker-example >/dev/null
 expect_eq "no event once off" 0 "$(grep -c ' sample_read: ' "$T/trace")"
@@ -106,3 +115,11 @@ expect "reloaded, sample_write fires at once" \
 expect_write "switch sample_write off" "$M/enable" "!sample_write" ok
 expect "rmmod marker-example" rmmod marker_example
 expect "list: no sample marker left" sh -c "! grep -q '^sample_' $M/list"
+expect_eq "the two events the enable file made stay without their module" \
+	"sample_read sample_write " "$(mev_dirs | tr '\n' ' ')"
+expect_write "off an event whose module went: ENOENT" "$M/enable" "!sample_read" \
+	"No such file or directory"
+for e in sample_read sample_write; do
+	expect "remove markers/$e" mev_drop "$e"
+done
+expect_eq "no marker event is left" "" "$(mev_events; mev_dirs)"

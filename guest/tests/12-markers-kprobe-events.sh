@@ -4,7 +4,8 @@
 # loaded ("p:MOD:FUNC+OFF"). trace_kprobe arms such pending probes from its
 # own module notifier, which runs before those of immediate values and
 # markers: the kprobe must be refused with a clear message, the module must
-# load, and its marker must work, with no foreign int3 in the site.
+# load, and its marker must work, with no foreign int3 in the site. The
+# marker event that the enable file makes for it is removed at the end.
 
 suite markers_kprobe_events
 T=/sys/kernel/tracing
@@ -73,3 +74,5 @@ expect_write "switch sample_read off" "$M/enable" "!sample_read\n" ok
 
 expect "the kprobe event can be removed" sh -c "echo '-:markers_site' >> $K"
 expect "rmmod marker_example" rmmod marker_example
+expect "the event markers/sample_read that the enable file made is removed" \
+	mev_drop sample_read

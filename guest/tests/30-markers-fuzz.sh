@@ -5,7 +5,9 @@
 # nobody defined, "!", blanks, names at and past the length limits, and
 # malformed ones), each result predicted by the model, and after every
 # write the enable file and the state column of the list compared with
-# it. The seed is printed; wb.fuzz_seed=N on the kernel command line
+# it. Switching a marker on makes its event (markers/NAME, a dynamic
+# event) the first time; the events stay when off, and at the end they
+# are exactly those of the markers switched on. The seed is printed; wb.fuzz_seed=N on the kernel command line
 # replays a run, and wb.fuzz_writes=N sets the number of writes (400;
 # the debug config writes fewer: under KASAN a write and its checks cost
 # about 2 s of TCG). (The registry itself is fuzzed in the kernel, by the
@@ -86,8 +88,10 @@ command() {
 }
 
 # What the model says CMD gives (RESULT), and its new state (ON, the
-# markers switched on; the enable file lists them in no set order).
+# markers switched on; the enable file lists them in no set order; MADE,
+# those switched on at least once, whose events the writes made).
 ON=
+MADE=
 predict() {
 	if [ -z "$NAME" ] || [ $BYTES -gt $CMD_MAX ]; then
 		RESULT="Invalid argument"
@@ -115,6 +119,10 @@ predict() {
 	elif [ $_known = 1 ]; then
 		RESULT=ok
 		ON="$ON $NAME"
+		case " $MADE " in
+		*" $NAME "*) ;;
+		*) MADE="$MADE $NAME" ;;
+		esac
 	else
 		RESULT="No such file or directory"
 	fi
@@ -161,4 +169,12 @@ for name in $ON; do
 	try_write "$M/enable" "!$name" >/dev/null
 done
 expect_eq "all off again: the list is as before" "$before" "$(cat "$M/list")"
+expect_eq "the writes made an event for each marker switched on, and no other" \
+	"$(for name in $MADE; do echo "$name"; done | sort | tr '\n' ' ')" \
+	"$(mev_events | sed -n 's|^m:markers/\([^ ]*\) .*|\1|p' | sort | tr '\n' ' ')"
 expect "rmmod marker-example" rmmod marker_example
+left=
+for name in $(mev_events | sed -n 's|^m:markers/\([^ ]*\) .*|\1|p'); do
+	mev_drop "$name" > /dev/null || left="$left $name"
+done
+expect_eq "the events the writes made are removed" "" "$left$(mev_events)"

@@ -3,7 +3,10 @@
 # Fault injection (CONFIG_FAULT_INJECTION, failslab and fail_page_alloc set
 # up by test.sh) fails each allocation of switching a marker on through
 # tracefs in turn, with /proc/self/fail-nth: every failure is ENOMEM and
-# leaves everything as it was; past the last allocation the switch works.
+# leaves everything as it was (the list, the enable file, dynamic_events);
+# past the last allocation the switch works. The marker's event is made
+# beforehand through dynamic_events, so that the failures are those of
+# switching it on, not of making it.
 #
 # Another marker's event is on meanwhile, so that the recording of command
 # names is already on: the injection then covers the markers' allocations
@@ -19,10 +22,11 @@ if [ ! -d "$M" ] || [ ! -e /proc/self/fail-nth ] || [ ! -d /sys/kernel/debug/fai
 	return 0
 fi
 
-state() { cat "$M/list" "$M/enable"; }
+state() { cat "$M/list" "$M/enable" /sys/kernel/tracing/dynamic_events; }
 
 modprobe marker-example
 expect_write "switch sample_write on, enabling the event" "$M/enable" sample_write ok
+expect "m sample_read, the event to switch on" mev_make sample_read
 before=$(state)
 n=1
 failed=0
@@ -66,3 +70,6 @@ expect "past the last allocation, the switch works" [ "$finished" = 1 ]
 expect_write "switch sample_read off" "$M/enable" "!sample_read" ok
 expect_write "switch sample_write off" "$M/enable" "!sample_write" ok
 expect "rmmod marker-example" rmmod marker_example
+for e in sample_read sample_write; do
+	expect "remove markers/$e" mev_drop "$e"
+done

@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The benchmark module works: every row runs and nothing fails (smoke=1
-# makes it brief; its figures mean nothing, `make bench` measures).
+# makes it brief; its figures mean nothing, `make bench` measures). Its
+# record rows enable the marker event markers:bench_fp_mark, which, as any
+# marker event, exists only once made through dynamic_events: the marker
+# is in the module, which runs the rows as it loads, so the event is made
+# first while marker_events holds a probe that gives the marker's format
+# (guest/bench.sh does the same).
 
 suite markers_bench_smoke
 
@@ -19,6 +24,17 @@ aarch64) ROUNDS=1 ARCH_ROWS= ;;
 	switch.1024.static_key.on.ipis" ;;
 esac
 
+if [ -d /sys/kernel/tracing/markers ] && [ -e /sys/kernel/tracing/dynamic_events ]; then
+	expect "no event markers:bench_fp_mark before it is made" \
+		test ! -e /sys/kernel/tracing/events/markers/bench_fp_mark
+	expect "marker_events holds a probe of format %d on bench_fp_mark" \
+		sh -c "modprobe marker_events && echo 'hold bench_fp_mark %d' > /proc/marker-events"
+	expect "m bench_fp_mark, its module not loaded yet" mev_make bench_fp_mark
+	expect_eq "its one field, an int" 'm:markers/bench_fp_mark bench_fp_mark arg0=$arg1:s32' \
+		"$(grep '^m:markers/bench_fp_mark ' /sys/kernel/tracing/dynamic_events)"
+	expect "marker_events lets go of it" \
+		sh -c "echo release > /proc/marker-events && rmmod marker_events"
+fi
 dmesg -c >/dev/null
 # Room for the records of the record rows (10000 of each kind).
 echo 2048 > /sys/kernel/tracing/buffer_size_kb
@@ -96,3 +112,6 @@ expect "the v1 rows recorded their formatted string" \
 expect_eq "no event of the benchmark is left enabled" "" \
 	"$(grep -E '^markers(_bench)?:(bench_|markers_bench_)' /sys/kernel/tracing/set_event)"
 expect "rmmod markers_bench" rmmod markers_bench
+if [ -d /sys/kernel/tracing/markers ] && [ -e /sys/kernel/tracing/dynamic_events ]; then
+	expect "markers/bench_fp_mark removed" mev_drop bench_fp_mark
+fi

@@ -4,7 +4,11 @@ footprint rows from its objects, and writes one table.
 
 The guest prints "markers_bench: ROW VALUE UNIT" lines (lib/markers_bench/
 bench.c); guest/bench.sh forwards them on the results channel, in a
-"bench" section. Two modes:
+"bench" section. The record rows enable the marker event
+markers:bench_fp_mark, which no kernel has until it is made through
+dynamic_events: guest/bench.sh makes it before loading the module (whose
+marker it is), and adds the footprint.mark_event.data row from
+markers/events. Two modes:
 
   icount  single-threaded TCG with -icount shift=0: the guest clock counts
 	  guest instructions (1 ns = 1 instruction), exact and repeatable;
@@ -40,6 +44,11 @@ REAL_FUNCTIONS = ('csum', 'find', 'account')
 REAL_VARIANTS = silicon.VARIANTS
 
 Rows = Dict[str, Tuple[int, str]]
+
+# Rows a run must have besides "done": those of the marker event, which
+# only exists if guest/bench.sh made it (a run without it has
+# record.mark_event_missing, or record.mark_event.make_failed, instead).
+REQUIRED_ROWS = ('record.mark_event', 'footprint.mark_event.data')
 
 
 def parse_rows(text: str) -> Rows:
@@ -81,8 +90,9 @@ def run_guest(qemu_prefix: Path, build: Build, initrd: Path, outdir: Path, mode:
 	rows, seconds = boot_rows(qemu_prefix, build, initrd, outdir, cmdline, mode == 'icount',
 				  f'benchmark ({mode})')
 	bad = [r for r in rows if re.search(r'failed|missing|not_optimized|needs_', r)]
-	if 'done' not in rows or bad:
-		raise WorkbenchError(f'benchmark ({mode}) incomplete: {", ".join(bad) or "no done row"}'
+	bad += [f'no {r} row' for r in ('done', *REQUIRED_ROWS) if r not in rows]
+	if bad:
+		raise WorkbenchError(f'benchmark ({mode}) incomplete: {", ".join(bad)}'
 				     f'; see {outdir / "console.log"}')
 	log(f'benchmark, {mode}: {len(rows)} rows in {seconds:.0f} s')
 	return rows

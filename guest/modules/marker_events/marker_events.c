@@ -13,12 +13,22 @@
  *   anon	one hit of mev_anon (fields without words: arg0, arg1)
  *   pad	one hit of mev_pad, whose fields need padding: c 'Z',
  *		big -(1 << 40) - 3, h -1234, s "pad", neg -5, and a "%%"
- *   refused	one hit of mev_refused, whose format has no event
+ *   refused	one hit of mev_refused, whose format makes no event
+ *   guard	one hit of mev_guard, a marker_enabled() guard and nothing
+ *		else: a marker without a format, which makes no event
  *   conv	one hit of each mev_conv_* marker, which together use every
  *		conversion, flag and length modifier marker_format_parse()
  *		takes; reading /proc/marker-events then gives, one line per
  *		marker, "NAME: " and what vsnprintf() makes of its format and
  *		arguments: what the trace must print of its record
+ *   hold NAME FORMAT
+ *		connects a probe that does nothing to marker NAME with
+ *		FORMAT, whether NAME has sites or not: while it is there,
+ *		the registry knows NAME and its format, and an event can be
+ *		made on NAME before the module of its sites is loaded
+ *		(guest/bench.sh, for markers_bench's bench_fp_mark); one
+ *		at a time
+ *   release	disconnects that probe (and so does the unload)
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -90,6 +100,49 @@ static noinline void mev_fire_refused(void)
 	MARK(mev_refused, "addr %pI4", addr);
 }
 
+/* The hits of mev_guard while on: nothing can switch it on, it has no event. */
+static unsigned int mev_guard_hits;
+module_param(mev_guard_hits, uint, 0444);
+
+static noinline void mev_fire_guard(void)
+{
+	if (marker_enabled(mev_guard))
+		mev_guard_hits++;
+}
+
+/* The marker that "hold" holds a probe on, empty when none. */
+static char mev_held[MARKER_NAME_MAX + 1];
+
+static notrace void mev_hold_probe(void *probe_private, void *call_private,
+				   const struct marker *marker, ...)
+{
+}
+
+static void mev_release(void)
+{
+	marker_probe_unregister_fast(mev_held, mev_hold_probe, NULL);
+	marker_synchronize_unregister();
+	mev_held[0] = '\0';
+}
+
+/* "hold NAME FORMAT", @arg past "hold ". */
+static int mev_hold(char *arg)
+{
+	char *format = strchr(arg, ' ');
+	int ret;
+
+	if (!format || mev_held[0])
+		return -EINVAL;
+	*format++ = '\0';
+	if (strlen(arg) > MARKER_NAME_MAX)
+		return -EINVAL;
+	ret = marker_probe_register_fast(arg, format, mev_hold_probe, NULL);
+	if (ret)
+		return ret;
+	strscpy(mev_held, arg);
+	return 0;
+}
+
 static noinline void mev_fire_conv(void)
 {
 	void *fn = mev_fire_conv;
@@ -137,8 +190,9 @@ static ssize_t mev_read(struct file *file, char __user *ubuf, size_t count, loff
 static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t count,
 			 loff_t *ppos)
 {
-	char buf[32], *arg;
+	char buf[MARKER_NAME_MAX + 64], *arg;
 	unsigned int i, n = 0;
+	int ret;
 
 	if (count >= sizeof(buf))
 		return -EINVAL;
@@ -166,8 +220,18 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 		mev_fire_pad();
 	} else if (!strcmp(arg, "refused")) {
 		mev_fire_refused();
+	} else if (!strcmp(arg, "guard")) {
+		mev_fire_guard();
 	} else if (!strcmp(arg, "conv")) {
 		mev_fire_conv();
+	} else if (!strncmp(arg, "hold ", 5)) {
+		ret = mev_hold(arg + 5);
+		if (ret)
+			return ret;
+	} else if (!strcmp(arg, "release")) {
+		if (!mev_held[0])
+			return -ENOENT;
+		mev_release();
 	} else {
 		return -EINVAL;
 	}
@@ -190,6 +254,8 @@ static int __init mev_init(void)
 static void __exit mev_exit(void)
 {
 	remove_proc_entry("marker-events", NULL);
+	if (mev_held[0])
+		mev_release();
 }
 
 module_init(mev_init);

@@ -46,6 +46,11 @@
 #ifdef CONFIG_ARM64
 #include <asm/debug-monitors.h>
 #endif
+#ifdef CONFIG_EVENT_TRACING
+#include <linux/trace.h>
+#include <linux/trace_events.h>
+#include "../trace/trace.h"
+#endif
 
 static int marker_test_cookie;
 
@@ -1966,6 +1971,14 @@ static void marker_test_break_slot(struct marker_test_site *site, bool set, u32 
 	kunit_poke_text_byte(site->switched, set ? INT3_INSN_OPCODE : *slot);
 }
 
+/* Puts a breakpoint on the recorded call at @call, or (@insn) what it held. */
+static void marker_test_break_call(u8 *call, bool set, u32 *insn)
+{
+	if (set)
+		*insn = call[0];
+	kunit_poke_text_byte(call, set ? INT3_INSN_OPCODE : *insn);
+}
+
 #else				/* arm64 */
 
 /* movz w16, #0 */
@@ -2034,6 +2047,14 @@ static void marker_test_break_slot(struct marker_test_site *site, bool set, u32 
 	if (set)
 		*slot = marker_test_insn(site->code);
 	kunit_poke_text_insn(site->code, set ? BRK64_OPCODE_KPROBES : *slot);
+}
+
+/* Puts a breakpoint on the recorded call at @call, or (@insn) what it held. */
+static void marker_test_break_call(u8 *call, bool set, u32 *insn)
+{
+	if (set)
+		*insn = marker_test_insn(call);
+	kunit_poke_text_insn(call, set ? BRK64_OPCODE_KPROBES : *insn);
 }
 
 #endif
@@ -3193,6 +3214,183 @@ static void marker_breakpoint_busy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
 }
 
+/* The task whose sleeps marker_test_msleep_handler() counts. */
+static struct task_struct *marker_test_sleeper;
+static atomic_t marker_test_sleeps;
+
+static int marker_test_msleep_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	if (current == READ_ONCE(marker_test_sleeper))
+		atomic_inc(&marker_test_sleeps);
+	return 0;
+}
+
+/* A removal of marker_test_p1's fast probe from marker_test_basic. */
+struct marker_test_remover {
+	int ret;
+	struct completion done;
+};
+
+static int marker_test_remover_fn(void *data)
+{
+	struct marker_test_remover *r = data;
+
+	r->ret = marker_probe_unregister_fast("marker_test_basic", marker_test_fast_count,
+					      &marker_test_p1);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * Runs @task, not woken yet, a removal that ends in @done, with somebody
+ * else's breakpoint on the recorded call @call of marker @name: the
+ * removal must sleep and try again, @name's probe still connected, until
+ * the breakpoint goes, and then end. @ret is what it returned, for the
+ * message. False, with @task stopped unrun, if the kprobe that counts its
+ * sleeps cannot be had.
+ */
+static bool marker_test_remove_under_breakpoint(struct kunit *test, const char *name,
+						void *call, struct task_struct *task,
+						struct completion *done, const int *ret)
+{
+	struct kprobe kp = {
+		.symbol_name = "msleep",
+		.pre_handler = marker_test_msleep_handler,
+	};
+	u32 held;
+	int err;
+
+	atomic_set(&marker_test_sleeps, 0);
+	WRITE_ONCE(marker_test_sleeper, task);
+	err = register_kprobe(&kp);
+	if (err) {
+		/* Not woken yet: it exits without running. */
+		kthread_stop(task);
+		KUNIT_FAIL(test, "kprobe on msleep: %d", err);
+		return false;
+	}
+
+	/* Nothing runs the site while it holds the breakpoint. */
+	marker_test_break_call(call, true, &held);
+	wake_up_process(task);
+	/* It meets the breakpoint, sleeps, tries again and sleeps again. */
+	while (atomic_read(&marker_test_sleeps) < 2 && !completion_done(done))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(done),
+			       "the removal returned %d under the breakpoint", *ret);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_test_break_call(call, false, &held);
+	wait_for_completion(done);
+	WRITE_ONCE(marker_test_sleeper, NULL);
+	unregister_kprobe(&kp);
+	return true;
+}
+
+/*
+ * A removal does not fail. While somebody else's breakpoint (a debugger's)
+ * is on a call that goes straight to the probe, the removal sleeps, holding
+ * nothing, and tries again, the probe still connected: the call must not
+ * go on to a probe whose data its owner may free next. Once the breakpoint
+ * goes, the call goes back to the iterator, and the site calls nothing.
+ */
+static void marker_breakpoint_on_call(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	struct marker_test_remover r = { .ret = 1 };
+	struct task_struct *task;
+	void *call;
+
+	KUNIT_ASSERT_EQ(test, marker_get_calls(name, &call, 1), 1);
+	KUNIT_ASSERT_EQ(test, marker_probe_register_fast(name, "%d", marker_test_fast_count,
+							 &marker_test_p1), 0);
+	if (!marker_test_expect_calls(test, name, marker_test_fast_count))
+		return;
+	init_completion(&r.done);
+	task = kthread_create(marker_test_remover_fn, &r, "marker_remover");
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(task), "kthread_create: %ld", PTR_ERR(task));
+	if (!marker_test_remove_under_breakpoint(test, name, call, task, &r.done, &r.ret))
+		return;
+
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_synchronize_unregister();
+	marker_test_fire_expect(test, 2, 0, 0);
+}
+
+#ifdef CONFIG_EVENT_TRACING
+/* The removal of an instance in which a marker event is enabled. */
+struct marker_test_instance_remover {
+	struct trace_array *tr;
+	int ret;
+	struct completion done;
+};
+
+static int marker_test_instance_remover_fn(void *data)
+{
+	struct marker_test_instance_remover *r = data;
+
+	trace_array_put(r->tr);
+	r->ret = trace_array_destroy(r->tr);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A marker event enabled in an instance alone: its probe's call goes
+ * straight to it. Removing the instance under somebody else's breakpoint
+ * on that call waits, holding the tracing locks, for the breakpoint to go;
+ * then the instance and its file are gone, the marker is off, and a hit
+ * reads nothing that went (KASAN in the debug kernel).
+ */
+static void marker_event_instance_under_breakpoint(struct kunit *test)
+{
+	const char *name = "marker_test_basic";
+	struct marker_test_instance_remover r = { .ret = 1 };
+	struct task_struct *task;
+	void *call;
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, marker_get_calls(name, &call, 1), 1);
+	KUNIT_ASSERT_EQ(test, trace_marker_command("m:markers/marker_kunit_ev marker_test_basic"),
+			0);
+	r.tr = trace_array_get_by_name("marker_kunit", NULL);
+	if (IS_ERR_OR_NULL(r.tr)) {
+		KUNIT_FAIL(test, "instance marker_kunit: %ld", PTR_ERR(r.tr));
+		goto out_event;
+	}
+	ret = trace_array_set_clr_event(r.tr, "markers", "marker_kunit_ev", true);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 1);
+	marker_test_fire_basic(1);
+	marker_test_fire_basic(2);
+	marker_test_fire_basic(3);
+	KUNIT_EXPECT_EQ(test, ring_buffer_entries(r.tr->array_buffer.buffer), 3);
+
+	init_completion(&r.done);
+	task = kthread_create(marker_test_instance_remover_fn, &r, "marker_rmdir");
+	if (IS_ERR(task)) {
+		KUNIT_FAIL(test, "kthread_create: %ld", PTR_ERR(task));
+		goto out_instance;
+	}
+	if (!marker_test_remove_under_breakpoint(test, name, call, task, &r.done, &r.ret))
+		goto out_instance;
+
+	KUNIT_EXPECT_EQ(test, r.ret, 0);
+	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, name), 0);
+	marker_test_expect_calls(test, name, marker_probe_iterate);
+	marker_synchronize_unregister();
+	marker_test_fire_basic(4);
+	goto out_event;
+
+out_instance:
+	trace_array_put(r.tr);
+	trace_array_destroy(r.tr);
+out_event:
+	KUNIT_EXPECT_EQ(test, trace_marker_command("-:markers/marker_kunit_ev"), 0);
+}
+#endif
+
 #define MARKER_HOTPLUG_ROUNDS	8
 
 static long marker_test_fire_1024_here(void *unused)
@@ -3654,6 +3852,10 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_SLOW(marker_kprobe_refused_while_switching),
 	KUNIT_CASE_SLOW(marker_site_next_to_kprobe),
 	KUNIT_CASE(marker_breakpoint_busy),
+	KUNIT_CASE(marker_breakpoint_on_call),
+#ifdef CONFIG_EVENT_TRACING
+	KUNIT_CASE_SLOW(marker_event_instance_under_breakpoint),
+#endif
 	KUNIT_CASE_SLOW(marker_cpu_hotplug_switching),
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE_SLOW(marker_ftrace_while_switching),
