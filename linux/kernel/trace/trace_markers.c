@@ -17,8 +17,10 @@
  * all its fields written out, so that a saved list makes the same events
  * again whatever the formats' words become. The event records the format
  * the marker had when the event was made: a marker whose format changes
- * (a module loaded again, rebuilt) stays off for it (the probe's format
- * no longer matches, see marker_probe_register()).
+ * (a module loaded again, rebuilt) stays off for it, and its new sites for
+ * every tracer, while a probe holds the old format (see
+ * marker_probe_register()); they take the new one when the module loads
+ * again after that.
  *
  * An event has the usual files under events/GROUP/EVENT/ (enable, filter,
  * trigger, format, id, hist), works with perf's tracepoint PMU and takes
@@ -408,6 +410,12 @@ static int trace_marker_connect(struct trace_marker *tm, trace_marker_func func,
 	if (ret) {
 		tm->users--;
 		tracepoint_probe_unregister(&tm->tp, func, data);
+		/*
+		 * A probe of an earlier connection may still be running on
+		 * another CPU, and may have seen @func: the caller frees
+		 * what @data holds once this fails (perf's buffers).
+		 */
+		tracepoint_synchronize_unregister();
 	}
 	return ret;
 }
@@ -1222,7 +1230,9 @@ static int trace_markers_enable_show(struct seq_file *m, void *v)
  * enable file. On makes the event first if there is none, as
  * "m:markers/@name @name" through dynamic_events would. -ENOENT for no
  * such marker, or off when it is off; -EINVAL for a marker whose format
- * makes no event; -EBUSY when it is on already.
+ * makes no event (-E2BIG: more than MARKER_MAX_ARGS conversions);
+ * -EBUSY when it is on already; -EEXIST when
+ * markers/@name is an event of another kind.
  */
 static int trace_marker_switch(const char *name, bool on)
 {
@@ -1237,19 +1247,28 @@ static int trace_marker_switch(const char *name, bool on)
 		if (made) {
 			snprintf(cmd, sizeof(cmd), "m:%s/%s %s", MARKER_EVENT_SYSTEM, name, name);
 			ret = trace_marker_command(cmd);
-			if (ret)
+			/* Made by somebody else meanwhile: it switches theirs. */
+			if (ret == -EEXIST)
+				made = false;
+			else if (ret)
 				return ret;
 		}
 	}
 	scoped_guard(mutex, &event_mutex) {
 		file = find_event_file(top_trace_array(), MARKER_EVENT_SYSTEM, name);
 		if (!file)
-			return -ENOENT;
-		if (!!(file->flags & EVENT_FILE_FL_ENABLED) == on)
-			return on ? -EBUSY : -ENOENT;
-		ret = trace_event_enable_disable(file, on, 0);
+			ret = -ENOENT;
+		else if (file->event_call->class->reg != trace_marker_reg)
+			ret = -EEXIST;
+		else if (!!(file->flags & EVENT_FILE_FL_ENABLED) == on)
+			ret = on ? -EBUSY : -ENOENT;
+		else
+			ret = trace_event_enable_disable(file, on, 0);
 	}
-	/* Nothing changes on error: not the event it made either. */
+	/*
+	 * Nothing changes on error: not the event it made either, unless
+	 * somebody else has come to use it meanwhile (-EBUSY: it stays).
+	 */
 	if (ret && made) {
 		snprintf(cmd, sizeof(cmd), "-:%s/%s", MARKER_EVENT_SYSTEM, name);
 		trace_marker_command(cmd);
