@@ -7,6 +7,7 @@ how the host stops a guest that cannot finish or tells one a signal ended."""
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import os
 import re
 import subprocess
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from . import kbuild, qemu, results, settings
+from . import expect, kbuild, qemu, results, settings
 from .kbuild import Build
 from .results import Case
 from .shell import WorkbenchError
@@ -457,7 +458,36 @@ def crashed_console_case() -> Case:
 		    f'named {got!r}, expected {want!r}; with the crash first, {got_first!r}')
 
 
+def split_scripts_case() -> Case:
+	"""Whether a config whose boots split the end-to-end scripts
+	(settings.E2E_SOME) has each script checked in the boot that runs it,
+	and only there: a script that ran in the other boot fails, and
+	so does a split that runs a script twice or leaves one to no boot."""
+	name = 'a config that splits its scripts over two boots has each checked where it runs'
+	every = expect.e2e_names()
+	late = every[0]
+	config = dataclasses.replace(settings.MATRIX['debug'], e2e=tuple(every), e2e_skipped=(),
+				     guests=(('boot-kunit', 'e2e'),
+					     ('after-boot-kunit', settings.E2E_SOME + late)))
+	first, second = (expect.guest_scripts(config, boot) for boot in config.guests)
+	ran_late = f'@@ script {late}\n@@ suite s\nok a case\n@@ script-end {late} 0\n'
+	wrong = [c for c in expect.script_cases('g1', config, ran_late, first) if not c.ok]
+	right = [c for c in expect.script_cases('g2', config, ran_late, second) if not c.ok]
+	twice = dataclasses.replace(config, guests=(('boot-kunit', 'e2e:' + late),
+						    ('after-boot-kunit', 'e2e:' + late)))
+	split_ok = expect.phase_cases(config)[0].ok
+	twice_ok = expect.phase_cases(twice)[0].ok
+	ok = (second == (late,) and set(first) == set(every) - {late} and
+	      f'g1: e2e script {late} ran to its end and reported' in [c.name for c in wrong] and
+	      not right and split_ok and not twice_ok)
+	return Case(name, ok, f'boots run {len(first)} and {second}; the script run in the '
+		    f'first boot: {len(wrong)} failures there, {len(right)} in its own; the split '
+		    f'{"passes" if split_ok else "fails"}, one that runs it twice '
+		    f'{"passes" if twice_ok else "fails"}')
+
+
 def harness_cases() -> List[Case]:
-	"""How the host judges guests that did not finish on their own."""
+	"""How the host judges guests that did not finish on their own, and
+	where it checks what they report."""
 	return [stalled_guest_case(), signalled_guest_case(), hung_guest_case(),
-		guest_slot_case(), crashed_console_case()]
+		guest_slot_case(), crashed_console_case(), split_scripts_case()]

@@ -17,6 +17,9 @@ Run = Tuple[bool, bool, Optional[int], List[str]]
 
 KUNIT_PHASES = ('boot-kunit', 'after-boot-kunit')
 SCRIPT_SECTIONS = ('e2e', 'kmemleak', settings.FTRACETEST_PHASE)
+# The end-to-end script that scans for leaks; a boot without it scans in
+# guest/test.sh's kmemleak section.
+KMEMLEAK_SCRIPT = '90-kmemleak'
 
 
 def _reasons(skipped: List[Leaf]) -> str:
@@ -196,27 +199,52 @@ def script_problems(config: settings.KernelConfig, name: str, on_disk: Sequence[
 	return problems
 
 
-def script_cases(what: str, config: settings.KernelConfig, text: str) -> List[Case]:
-	"""Every script of guest/tests and of the config's e2e=/e2e_skipped=:
-	declared, present, run to its end, and reporting cases (at least one
-	not skipped for e2e=, only skips for e2e_skipped=)."""
+def guest_scripts(config: settings.KernelConfig, phases: Sequence[str]) -> Tuple[str, ...]:
+	"""The end-to-end scripts of a boot of @config that runs @phases: those
+	its settings.E2E_SOME entry names; for a plain 'e2e', every script of
+	guest/tests and of the config's e2e=/e2e_skipped= but those that an
+	E2E_SOME entry of another boot names; none without the e2e phase."""
+	some = settings.E2E_SOME
+	for entry in phases:
+		if entry.startswith(some):
+			return tuple(entry[len(some):].split(','))
+		if entry == 'e2e':
+			elsewhere = {name for boot in config.guests for other in boot
+				     if other.startswith(some) for name in other[len(some):].split(',')}
+			return tuple(name for name in every_script(config) if name not in elsewhere)
+	return ()
+
+
+def every_script(config: settings.KernelConfig) -> Tuple[str, ...]:
+	"""The end-to-end scripts that the boots of @config run between them:
+	those of guest/tests and of its e2e=/e2e_skipped=, in the guest's order."""
+	return tuple(sorted(set(e2e_names()) | set(config.e2e) | set(config.e2e_skipped)))
+
+
+def script_cases(what: str, config: settings.KernelConfig, text: str,
+		 scripts: Sequence[str]) -> List[Case]:
+	"""Every script of @scripts, this boot's (guest_scripts()): declared,
+	present, run to its end, and reporting cases (at least one not skipped
+	for e2e=, only skips for e2e_skipped=); none other ran in this boot."""
 	on_disk = e2e_names()
 	ran = results.channel_scripts(text)
-	names = sorted(set(on_disk) | set(config.e2e) | set(config.e2e_skipped)
-		       | {s.name for s in ran})
+	names = sorted(set(scripts) | {s.name for s in ran})
 	cases = []
 	for name in names:
 		problems = script_problems(config, name, on_disk, [s for s in ran if s.name == name])
+		if name not in scripts:
+			problems.insert(0, f'this boot ran it, yet it runs only {", ".join(scripts)}')
 		cases.append(Case(f'{what}: e2e script {name} ran to its end and reported',
 				  not problems, '\n'.join(problems)))
 	return cases
 
 
-def kmemleak_cases(what: str, phases: Sequence[str], sections: Sections) -> List[Case]:
+def kmemleak_cases(what: str, scripts: Sequence[str], sections: Sections) -> List[Case]:
 	"""A boot of a kmemleak kernel scans at its end: 90-kmemleak.sh ends
 	the e2e phase (only lockdown follows, which closes debugfs); a boot
-	without e2e scans in test.sh's kmemleak section, after its phases."""
-	section = 'e2e' if 'e2e' in phases else 'kmemleak'
+	whose @scripts do not have it scans in test.sh's kmemleak section,
+	after its phases."""
+	section = 'e2e' if KMEMLEAK_SCRIPT in scripts else 'kmemleak'
 	scans = [lines for name, lines in sections.get(section, []) if name == 'kmemleak']
 	ran = [c for lines in scans for c in results.leaves(results.e2e_suite_lines(lines))
 	       if c.skip is None]
@@ -274,11 +302,21 @@ def ftracetest_cases(what: str, sections: Sections) -> List[Case]:
 
 def phase_cases(config: settings.KernelConfig) -> List[Case]:
 	"""Every phase of guest/test.sh runs in some boot of the config."""
-	ran = {phase for phases in config.guests for phase in phases}
+	ran = {settings.phase_name(phase) for phases in config.guests for phase in phases}
 	missing = [phase for phase in settings.GUEST_PHASES if phase not in ran]
-	return [Case(f'{config.name}: every guest phase runs in some boot', not missing,
-		     f"settings.MATRIX['{config.name}'].guests runs no {', '.join(missing)}"
-		     if missing else '')]
+	where = f"settings.MATRIX['{config.name}'].guests"
+	problems = [f"{where} runs no {', '.join(missing)}"] if missing else []
+	# Each script in one boot: an E2E_SOME boot's, or the plain e2e one's.
+	booted = [name for phases in config.guests for name in guest_scripts(config, phases)]
+	twice = sorted({name for name in booted if booted.count(name) > 1})
+	nowhere = [name for name in every_script(config) if name not in booted]
+	if twice:
+		problems.append(f"{where} runs {', '.join(twice)} in more than one boot")
+	if nowhere and 'e2e' not in missing:
+		problems.append(f"{where} runs {', '.join(nowhere)} in no boot (no boot of a "
+				"plain 'e2e' takes what the others leave)")
+	return [Case(f'{config.name}: every guest phase runs in some boot', not problems,
+		     '\n'.join(problems))]
 
 
 def skipped(config: settings.KernelConfig, sections: Sections) -> List[str]:
