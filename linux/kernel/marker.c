@@ -50,6 +50,7 @@ static bool markers_disabled;
 
 static void marker_module_entries(struct module *mod, struct site_entry **start,
 				  struct site_entry **stop);
+static void marker_orphans_attach(const char *name);
 
 struct site_tables marker_tables =
 	SITE_TABLES_INIT(marker_tables, &markers_mutex, false, marker_module_entries,
@@ -124,7 +125,11 @@ static struct marker_entry *marker_entry_get(const char *name)
 	return e;
 }
 
-/* Frees @e once it has neither sites nor probes. */
+/*
+ * Frees @e once it has neither sites nor probes. The sites of its name
+ * that were left off for another format than its own attach then: the
+ * name is free again.
+ */
 static void marker_entry_put(struct marker_entry *e)
 {
 	if (e->nr_sites || e->probes)
@@ -132,6 +137,8 @@ static void marker_entry_put(struct marker_entry *e)
 	/* A CPU may still be in marker_probe_va_one(), reading @e->va_one. */
 	cond_synchronize_rcu_full(&e->va_one_gp);
 	hash_del(&e->hlist);
+	if (e->nr_orphans)
+		marker_orphans_attach(e->name);
 	kvfree(e->format);
 	kvfree(e);
 }
@@ -157,7 +164,8 @@ bool marker_name_valid(const char *name)
 
 /*
  * Attaches the sites [@start, @stop) to the entries of their names. A site
- * whose format differs from its name's is left out, off for good. On error
+ * whose format differs from its name's is left off, counted in the entry's
+ * @nr_orphans until the entry goes (marker_orphans_attach()). On error
  * *@stopped is the first site not attached.
  */
 static int marker_sites_attach(struct site_entry *start, struct site_entry *stop,
@@ -185,7 +193,7 @@ static int marker_sites_attach(struct site_entry *start, struct site_entry *stop
 			} else if (m->format && strcmp(m->format, e->format)) {
 				pr_warn("%s: site %pS has format \"%s\", not \"%s\": left off\n",
 					m->name, site_entry_code(site), m->format, e->format);
-				marker_entry_put(e);
+				e->nr_orphans++;
 				continue;
 			}
 			m->entry = e;
@@ -200,23 +208,75 @@ out_nomem:
 	return -ENOMEM;
 }
 
-/* Undoes marker_sites_attach() of [@start, @stop). */
-static void marker_sites_detach(struct site_entry *start, struct site_entry *stop)
+/*
+ * Undoes marker_sites_attach() of [@start, @stop), sites that are going:
+ * marker_entries_trim() frees the entries they leave unused once their
+ * table is out of the walks, where they would pass for sites left off.
+ */
+static void marker_sites_release(struct site_entry *start, struct site_entry *stop)
 {
 	struct marker_entry *e;
 	struct site_entry *site;
-	struct hlist_node *tmp;
-	int bkt;
 
 	for (site = start; site < stop; site++) {
+		if (marker_entry_is_call(site))
+			continue;
 		e = marker_site_entry(site);
-		if (e && !marker_entry_is_call(site))
+		if (e) {
 			e->nr_sites--;
+			continue;
+		}
+		/* Left off: the entry of its name counts it. */
+		e = marker_entry_find(marker_site_marker(site)->name);
+		if (e && e->nr_orphans)
+			e->nr_orphans--;
 	}
 	for (site = start; site < stop; site++)
 		marker_site_marker(site)->entry = NULL;
+}
+
+/* Frees the entries that have neither sites nor probes. */
+static void marker_entries_trim(void)
+{
+	struct marker_entry *e;
+	struct hlist_node *tmp;
+	int bkt;
+
+	/* An entry that marker_orphans_attach() makes meanwhile has sites. */
 	hash_for_each_safe(marker_names, bkt, tmp, e, hlist)
 		marker_entry_put(e);
+}
+
+/*
+ * Attaches the sites named @name that were left off for another format
+ * than that of the name's entry, which has just gone (marker_entry_put()):
+ * a module loaded again with a new format while a probe held the old one.
+ * The first of them makes the name's entry anew, with its format; a site
+ * of a third format is left off again, for that entry. They are off, as
+ * marker_table_prepare() left them, and so is an entry without probes:
+ * nothing is patched. Every site of @name is left off or attached by this
+ * walk: the entry has gone, and with it the last site attached to it.
+ */
+static void marker_orphans_attach(const char *name)
+{
+	struct site_entry *site, *stopped;
+	struct site_table *t;
+
+	if (markers_disabled)
+		return;
+	for (t = site_tables_first(&marker_tables); t;
+	     t = site_tables_next(&marker_tables, t)) {
+		for (site = t->start; site < t->stop; site++) {
+			if (marker_entry_is_call(site) ||
+			    strcmp(marker_site_marker(site)->name, name))
+				continue;
+			if (marker_sites_attach(site, site + 1, &stopped)) {
+				pr_warn("%s: no memory to attach the sites left off for another format: they stay off\n",
+					name);
+				return;
+			}
+		}
+	}
 }
 
 /* --- probe arrays -------------------------------------------------------- */
@@ -468,7 +528,10 @@ static int marker_probe_disconnect(const char *name, const struct marker_probe *
  * loaded later: a marker may be registered before any of its sites exists.
  * Several probes may be connected to one marker, of either type (see
  * marker_probe_register_fast()): its sites call them in the order they
- * were registered.
+ * were registered. The marker's format is held while it has probes or
+ * sites: sites that come with another (a module rebuilt) are left off,
+ * with a warning, and attach once the last probe and site of the old
+ * format have gone.
  *
  * Context: process context, may sleep; takes cpus_read_lock().
  * Return: 0 on success; -EINVAL for a NULL or malformed @name or a NULL
@@ -860,15 +923,15 @@ void __init marker_init(void)
 	site_tables_init(&marker_tables, __start___marker_sites, __stop___marker_sites);
 	t = &marker_tables.core;
 	ret = marker_sites_attach(t->start, t->stop, &stopped);
-	if (ret) {
-		marker_sites_detach(t->start, stopped);
-	} else {
+	if (!ret) {
 		ret = marker_table_prepare(t);
-		if (ret)
-			marker_sites_detach(t->start, t->stop);
+		stopped = t->stop;
 	}
 	if (ret) {
+		/* Before the entries go: no site is attached again. */
 		markers_disabled = true;
+		marker_sites_release(t->start, stopped);
+		marker_entries_trim();
 		pr_err("disabled: cannot prepare the kernel's sites: %d\n", ret);
 	}
 	mutex_unlock(&markers_mutex);
@@ -908,19 +971,15 @@ static int marker_module_coming(struct module *mod)
 	if (IS_ERR_OR_NULL(t))
 		return PTR_ERR_OR_ZERO(t);
 	ret = marker_sites_attach(t->start, t->stop, &stopped);
-	if (ret)
-		goto out_remove;
-	ret = marker_table_prepare(t);
-	if (ret) {
+	if (!ret) {
+		ret = marker_table_prepare(t);
 		stopped = t->stop;
-		goto out_detach;
 	}
-	return 0;
-
-out_detach:
-	marker_sites_detach(t->start, stopped);
-out_remove:
-	site_tables_remove_module(&marker_tables, mod);
+	if (ret) {
+		marker_sites_release(t->start, stopped);
+		site_tables_remove_module(&marker_tables, mod);
+		marker_entries_trim();
+	}
 	return ret;
 }
 
@@ -930,8 +989,9 @@ static void marker_module_going(struct module *mod)
 
 	if (!t)
 		return;
-	marker_sites_detach(t->start, t->stop);
+	marker_sites_release(t->start, t->stop);
 	site_tables_remove_module(&marker_tables, mod);
+	marker_entries_trim();
 }
 
 static int marker_module_notify(struct notifier_block *self, unsigned long val,

@@ -33,6 +33,8 @@
  * @format: a copy of the format of its sites; NULL while unknown
  * @probes: the published probes, NULL while none
  * @nr_sites: its attached sites, in the kernel and in modules
+ * @nr_orphans: sites of its name left off for another format than @format;
+ *	they attach when the entry goes
  * @count: scratch counter of marker_report_table()
  * @listed: scratch flag of marker_walk(): a site table reported it
  * @armed: its patched sites are in MARKER_SITE_ON
@@ -56,6 +58,7 @@ struct marker_entry {
 	char *format;
 	struct marker_probes *probes;
 	unsigned int nr_sites;
+	unsigned int nr_orphans;
 	unsigned int count;
 	bool listed;
 	bool armed;

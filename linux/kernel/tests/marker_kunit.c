@@ -855,7 +855,9 @@ static unsigned int marker_test_log_lines(struct kunit *test, const char *a, con
  * A module whose site has another format than the probes registered for
  * its marker: the site is left off, with one warning naming the site and
  * both formats; the probe is not called from it, the marker lists no site.
- * Once the probe is gone, the same module's site attaches.
+ * Once the probe is gone, the site attaches, with its format, while the
+ * module stays: a probe of that format is called from it. Loaded again,
+ * the module's site attaches at once.
  */
 static void marker_module_format_mismatch(struct kunit *test)
 {
@@ -884,10 +886,27 @@ static void marker_module_format_mismatch(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, fire);
 	fire(1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 0);
-	symbol_put(marker_kunit_mod_fire);
 	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
 						      &marker_test_p1), 0);
+
+	f = marker_test_find(test, name);
+	KUNIT_EXPECT_EQ(test, f.rows, 1);
+	KUNIT_EXPECT_EQ(test, f.sites, 1);
+	KUNIT_EXPECT_EQ(test, f.info.nr_probes, 0);
+	KUNIT_EXPECT_STREQ(test, f.info.format, MARKER_KUNIT_MOD_FORMAT);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+						    &marker_test_p1), -EPERM);
+	KUNIT_EXPECT_EQ(test, marker_probe_register(name, MARKER_KUNIT_MOD_FORMAT,
+						    marker_test_count, &marker_test_p1), 0);
+	fire(2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), 1);
+	KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+						      &marker_test_p1), 0);
+	marker_synchronize_unregister();
+	symbol_put(marker_kunit_mod_fire);
 	kunit_unload_module(test, "marker_kunit_mod");
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
+	KUNIT_EXPECT_EQ(test, marker_test_log_lines(test, site, warning) - warned, 1);
 
 	kunit_load_module(test, "marker_kunit_mod");
 	f = marker_test_find(test, name);

@@ -19,8 +19,7 @@
  * the marker had when the event was made: a marker whose format changes
  * (a module loaded again, rebuilt) stays off for it, and its new sites for
  * every tracer, while a probe holds the old format (see
- * marker_probe_register()); they take the new one when the module loads
- * again after that.
+ * marker_probe_register()); they take the new one once it has gone.
  *
  * An event has the usual files under events/GROUP/EVENT/ (enable, filter,
  * trigger, format, id, hist), works with perf's tracepoint PMU and takes
