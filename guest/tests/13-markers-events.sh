@@ -482,27 +482,28 @@ expect_write "markers/enable: !mev_anon again: ENOENT" "$M/enable" '!mev_anon' \
 # of perf stat sleep one tick and more (HZ is at least 100) after their
 # hits, which they do not change.
 TICK=0.02
+# perf record of the event markers:$1 while sh runs $2, then perf script
+# of what it recorded, into /tmp/perf.out.
+perf_recorded() {
+	rm -f /tmp/perf.data
+	(cd /tmp && perf record -q -a -e "markers:$1" -o /tmp/perf.data -- \
+		sh -c "$2" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+}
 if has_tool perf; then
 	out=$(perf stat -a -x, -e markers:mev_hit -- sh -c "echo 'hit 10' > $P; sleep $TICK" 2>&1)
 	diag "perf stat: $(echo "$out" | grep mev_hit)"
 	expect_eq "perf stat counts the 10 hits" 10 \
 		"$(echo "$out" | sed -n 's/^\([0-9]*\),.*markers:mev_hit.*/\1/p')"
-	rm -f /tmp/perf.data
-	(cd /tmp && perf record -q -a -e markers:mev_hit -o /tmp/perf.data -- \
-		sh -c "echo 'hit 4' > $P" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+	perf_recorded mev_hit "echo 'hit 4' > $P"
 	expect_eq "perf record + perf script: 4 samples" 4 \
 		"$(grep -c 'markers:mev_hit:' /tmp/perf.out)"
 	expect_grep "perf script shows the fields of i = 1" \
 		'markers:mev_hit: +key 1 val -1 big 8589934592 name odd tag 98$' /tmp/perf.out
-	rm -f /tmp/perf.data
-	(cd /tmp && perf record -q -a -e markers:mev_anon -o /tmp/perf.data -- \
-		sh -c "echo anon > $P" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+	perf_recorded mev_anon "echo anon > $P"
 	expect_grep "perf script shows the two ints of mev_anon" \
 		'markers:mev_anon: +1:2$' /tmp/perf.out
 	# An event of the user's fields: perf prints them by its print fmt.
-	rm -f /tmp/perf.data
-	(cd /tmp && perf record -q -a -e markers:mev_kv -o /tmp/perf.data -- \
-		sh -c "echo 'hit 4' > $P" && perf script -i /tmp/perf.data) > /tmp/perf.out 2>&1
+	perf_recorded mev_kv "echo 'hit 4' > $P"
 	expect_eq "perf record + perf script of mev_kv: 4 samples" 4 \
 		"$(grep -c 'markers:mev_kv:' /tmp/perf.out)"
 	expect_grep "perf script shows the fields k and v of i = 3" \
