@@ -49,6 +49,7 @@
 #ifdef CONFIG_EVENT_TRACING
 #include <linux/trace.h>
 #include <linux/trace_events.h>
+#include <linux/unaligned.h>
 #include "../trace/trace.h"
 #endif
 
@@ -3356,6 +3357,76 @@ static int marker_test_instance_remover_fn(void *data)
 }
 
 /*
+ * A record of a marker event whose fields leave a hole for alignment (a
+ * char, then a u64) has zeros in it, not what the buffer held there: the
+ * instance's buffer first takes a record of the same size from another
+ * event, whose u64 covers the hole, and is reset; the next record of the
+ * same CPU lands where that one was.
+ */
+static void marker_event_record_holes(struct kunit *test)
+{
+	const char *dirty = "m:markers/marker_kunit_dirty marker_test_max u=$arg3 l=$arg2";
+	const char *holes = "m:markers/marker_kunit_holes marker_test_max c=$arg6 u=$arg3";
+	const unsigned int c_at = sizeof(struct trace_entry), u_at = ALIGN(c_at + 1, 8);
+	const u64 u = 0xfedcba9876543210ULL;
+	struct ring_buffer_event *event;
+	struct trace_buffer *buffer;
+	struct trace_array *tr;
+	unsigned int i;
+	u8 *rec;
+	int cpu;
+
+	KUNIT_ASSERT_EQ_MSG(test, trace_marker_command(dirty), 0, "%s", dirty);
+	if (trace_marker_command(holes)) {
+		KUNIT_FAIL(test, "%s: not made", holes);
+		goto out_dirty;
+	}
+	tr = trace_array_get_by_name("marker_kunit_holes", NULL);
+	if (IS_ERR_OR_NULL(tr)) {
+		KUNIT_FAIL(test, "instance marker_kunit_holes: %ld", PTR_ERR(tr));
+		goto out_holes;
+	}
+	buffer = tr->array_buffer.buffer;
+
+	migrate_disable();
+	cpu = raw_smp_processor_id();
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(tr, "markers", "marker_kunit_dirty", true),
+			0);
+	marker_test_fire_max(-42, LONG_MIN, u, "hello", NULL, 'z', 1, 2);
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(tr, "markers", "marker_kunit_dirty", false),
+			0);
+	KUNIT_EXPECT_EQ(test, ring_buffer_entries_cpu(buffer, cpu), 1);
+	ring_buffer_reset(buffer);
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(tr, "markers", "marker_kunit_holes", true),
+			0);
+	marker_test_fire_max(-42, LONG_MIN, u, "hello", NULL, 'z', 1, 2);
+	KUNIT_EXPECT_EQ(test, trace_array_set_clr_event(tr, "markers", "marker_kunit_holes", false),
+			0);
+	migrate_enable();
+
+	event = ring_buffer_consume(buffer, cpu, NULL, NULL);
+	if (!event) {
+		KUNIT_FAIL(test, "no record of marker_kunit_holes on CPU %d", cpu);
+		goto out_instance;
+	}
+	rec = ring_buffer_event_data(event);
+	KUNIT_EXPECT_GE(test, ring_buffer_event_length(event), u_at + sizeof(u));
+	KUNIT_EXPECT_EQ(test, rec[c_at], 'z');
+	for (i = c_at + 1; i < u_at; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rec[i], 0, "byte %u of the record, between c and u", i);
+	KUNIT_EXPECT_EQ(test, get_unaligned((u64 *)(rec + u_at)), u);
+	KUNIT_EXPECT_NULL(test, ring_buffer_consume(buffer, cpu, NULL, NULL));
+
+out_instance:
+	trace_array_put(tr);
+	KUNIT_EXPECT_EQ(test, trace_array_destroy(tr), 0);
+out_holes:
+	KUNIT_EXPECT_EQ(test, trace_marker_command("-:markers/marker_kunit_holes"), 0);
+out_dirty:
+	KUNIT_EXPECT_EQ(test, trace_marker_command("-:markers/marker_kunit_dirty"), 0);
+}
+
+/*
  * A marker event enabled in an instance alone: its probe's call goes
  * straight to it. Removing the instance under somebody else's breakpoint
  * on that call waits, holding the tracing locks, for the breakpoint to go;
@@ -3873,6 +3944,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_breakpoint_busy),
 	KUNIT_CASE(marker_breakpoint_on_call),
 #ifdef CONFIG_EVENT_TRACING
+	KUNIT_CASE(marker_event_record_holes),
 	KUNIT_CASE_SLOW(marker_event_instance_under_breakpoint),
 #endif
 	KUNIT_CASE_SLOW(marker_cpu_hotplug_switching),

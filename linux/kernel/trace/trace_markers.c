@@ -124,6 +124,7 @@ struct marker_event_field {
  * @recorded: the arguments that a field records, a bit each
  * @identity: the fields are the arguments, in order and of their own
  *	types: a record prints with the marker's format
+ * @holes: the fields leave bytes between them for alignment
  * @nr_args: the number of arguments of @format
  * @arg: the arguments of @format, as marker_format_parse() gives them
  * @nr_fields: the number of fields
@@ -144,6 +145,7 @@ struct trace_marker {
 	unsigned int users;
 	unsigned int recorded;
 	bool identity;
+	bool holes;
 	unsigned int nr_args;
 	struct marker_field arg[MARKER_MAX_ARGS];
 	unsigned int nr_fields;
@@ -279,6 +281,10 @@ static void marker_event_fill(const struct trace_marker *tm,
 	unsigned int i, data = tm->size;
 	u8 cut = 0;
 
+	/* What the buffer held there before must not show between fields. */
+	if (tm->holes)
+		memset(rec + sizeof(struct trace_entry), 0,
+		       tm->size - sizeof(struct trace_entry));
 	for (i = 0; i < tm->nr_fields; i++) {
 		const struct marker_event_field *f = &tm->field[i];
 		u64 value = a->value[f->arg];
@@ -701,6 +707,7 @@ static void marker_event_layout(struct trace_marker *tm)
 		struct marker_event_field *f = &tm->field[i];
 
 		f->size = marker_field_types[f->f.type].size;
+		tm->holes |= offset != ALIGN(offset, f->size);
 		offset = ALIGN(offset, f->size);
 		f->offset = offset;
 		offset += f->size;
