@@ -171,22 +171,29 @@ def boot_checks(what: str, config: settings.KernelConfig, phases: Tuple[str, ...
 	return cases
 
 
+def no_kunit_at_boot(build: kbuild.Build) -> Tuple[str, ...]:
+	"""What keeps the built-in KUnit suites of @build from running at boot:
+	kunit.autorun=0, of 7.3's KUnit (their debugfs run files are there
+	all the same); nothing on 6.12, whose KUnit runs them at every boot.
+	A boot that does not report that run spends minutes in it: 500 s of
+	the 1331 of the debug kernel's after-boot boot (2026-12-03)."""
+	return (('kunit.autorun=0',) if kbuild.enabled(build, 'CONFIG_KUNIT_AUTORUN_ENABLED')
+		else ())
+
+
 def guest_cmdline(build: kbuild.Build, phases: Tuple[str, ...]) -> Tuple[str, ...]:
 	"""What guest/test.sh reads on the command line of a boot of @build
 	that runs @phases: wb.phases=, and wb.scripts= when its e2e phase runs
-	some of the scripts only. A boot without the boot-time KUnit phase
-	keeps the built-in suites from running at boot (kunit.autorun=0, of
-	7.3's KUnit; its debugfs run files are there all the same): the
-	debug kernel's after-boot boot spent 500 s of 1331 in a run nobody
-	read (2026-12-03). 6.12's KUnit runs them at every boot."""
+	some of the scripts only; a boot without the boot-time KUnit phase
+	does not run the suites at boot (no_kunit_at_boot())."""
 	config = build.config
 	names = tuple(settings.phase_name(phase) for phase in phases)
 	line = ('wb.mode=test', 'wb.phases=' + ','.join(names))
 	scripts = expect.guest_scripts(config, phases)
 	if 'e2e' in names and scripts != expect.every_script(config):
 		line += ('wb.scripts=' + ','.join(scripts),)
-	if 'boot-kunit' not in names and kbuild.enabled(build, 'CONFIG_KUNIT_AUTORUN_ENABLED'):
-		line += ('kunit.autorun=0',)
+	if 'boot-kunit' not in names:
+		line += no_kunit_at_boot(build)
 	return line
 
 
@@ -559,7 +566,8 @@ def cmd_run(args) -> Status:
 	link_build(build)
 	image = initramfs.make(build)
 	config = build.config
-	cmdline = ('wb.mode=run', 'quiet', *config.cmdline)
+	# The demo alone: no KUnit run at boot, to wait for and to read.
+	cmdline = ('wb.mode=run', 'quiet', *no_kunit_at_boot(build), *config.cmdline)
 	if sys.stdin.isatty():
 		log('booting on this terminal: "exit" powers the guest off, Ctrl-A X quits QEMU')
 		rc = qemu.boot_interactive(p.qemu, build.image, image, (*cmdline, 'wb.shell=1'),
@@ -590,8 +598,12 @@ def cmd_ftracetest(args) -> Status:
 	unknown = [c for c in args.case or [] if not (suite / c).is_file()]
 	if unknown:
 		raise WorkbenchError(f'no such ftracetest case under test.d: {", ".join(unknown)}')
-	cases = (args.case or (list(settings.FTRACETEST_CASES) if args.markers else None)
-		 or ftracetest.every_case(suite))
+	if args.case:
+		cases = args.case
+	elif args.markers:
+		cases = list(settings.FTRACETEST_CASES)
+	else:
+		cases = ftracetest.every_case(suite)
 	kunit_py = p.tree.src / 'tools/testing/kunit/kunit.py'
 	config = settings.MATRIX[settings.FTRACETEST_CONFIG]
 	build = kbuild.build(p.tree, config)

@@ -329,7 +329,8 @@ def nomarkers_cases(build: Build) -> List[Case]:
 def _stand_in_boot(script: str, hung_after_splat: Optional[float] = None) -> qemu.GuestRun:
 	"""Boots a stand-in for x86-64's QEMU, the shell @script, as a guest
 	of at most 20 s: what qemu.boot() makes of what it prints and how it
-	ends."""
+	ends. Its wait for a guest slot goes unsaid: guest_slot_case() makes
+	it wait on purpose."""
 	with tempfile.TemporaryDirectory() as tmp:
 		prefix = Path(tmp)
 		fake = qemu.binary(prefix, settings.X86_64)
@@ -338,7 +339,8 @@ def _stand_in_boot(script: str, hung_after_splat: Optional[float] = None) -> qem
 		fake.chmod(0o755)
 		return qemu.boot(prefix, prefix / 'bzImage', prefix / 'initrd', (), 1, 20,
 				 prefix / 'console.log', prefix / 'results.txt',
-				 arch=settings.X86_64, hung_after_splat=hung_after_splat)
+				 arch=settings.X86_64, hung_after_splat=hung_after_splat,
+				 quiet_wait=True)
 
 
 def stalled_guest_case() -> Case:

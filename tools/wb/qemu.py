@@ -139,12 +139,12 @@ def _pump(proc: subprocess.Popen, logf: TextIO, echo: Optional[TextIO],
 
 
 @contextlib.contextmanager
-def guest_slot(what: str) -> Iterator[int]:
+def guest_slot(what: str, quiet: bool = False) -> Iterator[int]:
 	"""Holds one of the host's settings.PARALLEL_GUESTS guest slots, an
 	flock() on a file of settings.GUEST_SLOTS, until the block ends; waits
 	for one if every slot is taken, by this process or by another run of
-	the workbench. The lock goes with its file descriptor, so a run that
-	dies frees its slots."""
+	the workbench, and logs the wait unless @quiet. The lock goes with its
+	file descriptor, so a run that dies frees its slots."""
 	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
 	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
 		 for i in range(settings.PARALLEL_GUESTS)]
@@ -155,12 +155,12 @@ def guest_slot(what: str) -> Iterator[int]:
 			slot = next((i for i, f in enumerate(files) if _try_lock(f)), None)
 			if slot is not None:
 				break
-			if not told:
+			if not told and not quiet:
 				log(f'{what}: waiting for one of the host\'s '
 				    f'{settings.PARALLEL_GUESTS} guest slots')
-				told = True
+			told = True
 			time.sleep(2)
-		if told:
+		if told and not quiet:
 			log(f'{what}: got guest slot {slot} after '
 			    f'{time.monotonic() - waited:.0f} s')
 		yield slot
@@ -177,64 +177,64 @@ def _try_lock(f: TextIO) -> bool:
 	return True
 
 
+def _wait(proc: subprocess.Popen, seen: '_Console', deadline: float,
+	  hung_after_splat: Optional[float]) -> GuestStatus:
+	"""Waits for the QEMU of @proc to exit; kills it at @deadline (of
+	time.monotonic()), or once its console (@seen) has been silent for
+	@hung_after_splat seconds after a splat."""
+	while True:
+		try:
+			rc = proc.wait(timeout=1)
+			return GuestStatus.POWERED_OFF if rc == 0 else GuestStatus.QEMU_FAILED
+		except subprocess.TimeoutExpired:
+			pass
+		now = time.monotonic()
+		if now >= deadline:
+			status = GuestStatus.TIMEOUT
+		elif (hung_after_splat is not None and seen.splat and
+		      now - seen.last >= hung_after_splat):
+			status = GuestStatus.HUNG
+		else:
+			continue
+		proc.kill()
+		proc.wait()
+		return status
+
+
 def boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int, timeout: int,
 	 console: Path, results: Optional[Path], *, arch: settings.Arch,
 	 echo: Optional[TextIO] = None, extra: Sequence[str] = (),
-	 tcg: Optional[str] = None, hung_after_splat: Optional[float] = None) -> GuestRun:
+	 tcg: Optional[str] = None, hung_after_splat: Optional[float] = None,
+	 quiet_wait: bool = False) -> GuestRun:
 	"""Boots an @arch kernel without a terminal: everything the guest prints
 	lands in @console, what it sends on its results channel in @results.
 	With @hung_after_splat, a guest whose console has said nothing for
 	that many seconds since a splat is stopped as HUNG: it has failed
 	already, and what it would print at its timeout adds nothing.
-	The guest waits for a guest slot (guest_slot()); its @timeout and
-	its seconds count from when it has one."""
-	with guest_slot(str(console)):
-		return _boot(qemu, image, initrd, cmdline, smp, timeout, console, results,
-			     arch=arch, echo=echo, extra=extra, tcg=tcg,
-			     hung_after_splat=hung_after_splat)
-
-
-def _boot(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str], smp: int,
-	  timeout: int, console: Path, results: Optional[Path], *, arch: settings.Arch,
-	  echo: Optional[TextIO], extra: Sequence[str], tcg: Optional[str],
-	  hung_after_splat: Optional[float]) -> GuestRun:
-	console.parent.mkdir(parents=True, exist_ok=True)
-	if results:
-		results.unlink(missing_ok=True)
-	cmd = command(qemu, arch, image, initrd, cmdline, smp, results, False, extra, tcg)
-	log('$ ' + ' '.join(cmd))
-	start = time.monotonic()
-	with open(console, 'w') as logf:
-		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-					stderr=subprocess.STDOUT)
-		seen = _Console()
-		pump = threading.Thread(target=_pump, args=(proc, logf, echo, seen), daemon=True)
-		pump.start()
-		while True:
-			try:
-				rc = proc.wait(timeout=1)
-				status = GuestStatus.POWERED_OFF if rc == 0 else GuestStatus.QEMU_FAILED
-				break
-			except subprocess.TimeoutExpired:
-				pass
-			now = time.monotonic()
-			if now - start >= timeout:
-				status = GuestStatus.TIMEOUT
-			elif (hung_after_splat is not None and seen.splat and
-			      now - seen.last >= hung_after_splat):
-				status = GuestStatus.HUNG
-			else:
-				continue
-			proc.kill()
-			proc.wait()
-			break
-		pump.join(timeout=10)
-	if seen.stalled:
-		status = GuestStatus.STALLED
-	elif seen.signalled:
-		status = GuestStatus.SIGNALLED
-	return GuestRun(status, time.monotonic() - start, console, results,
-			seen.stalled or seen.signalled)
+	The guest waits for a guest slot (guest_slot(), @quiet_wait for the
+	harness's control case); its @timeout and its seconds count from
+	when it has one."""
+	with guest_slot(str(console), quiet_wait):
+		console.parent.mkdir(parents=True, exist_ok=True)
+		if results:
+			results.unlink(missing_ok=True)
+		cmd = command(qemu, arch, image, initrd, cmdline, smp, results, False, extra, tcg)
+		log('$ ' + ' '.join(cmd))
+		start = time.monotonic()
+		with open(console, 'w') as logf:
+			proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+						stderr=subprocess.STDOUT)
+			seen = _Console()
+			pump = threading.Thread(target=_pump, args=(proc, logf, echo, seen), daemon=True)
+			pump.start()
+			status = _wait(proc, seen, start + timeout, hung_after_splat)
+			pump.join(timeout=10)
+		if seen.stalled:
+			status = GuestStatus.STALLED
+		elif seen.signalled:
+			status = GuestStatus.SIGNALLED
+		return GuestRun(status, time.monotonic() - start, console, results,
+				seen.stalled or seen.signalled)
 
 
 def boot_interactive(qemu: Path, image: Path, initrd: Path, cmdline: Sequence[str],
