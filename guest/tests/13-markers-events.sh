@@ -151,6 +151,13 @@ bad_cmd() {
 	expect_eq "$1" "$3; 1 line in error_log" \
 		"$(dyn_cmd "$2"); $(grep -cF "trace_markers: error: $4" "$T/error_log") line in error_log"
 }
+# The command of error_log's last error from its caret on: where the
+# kernel says the error is (the caret's line has the 11 columns of
+# "  Command: " before the command's).
+caret_text() {
+	awk '/^  Command: /{ cmd = substr($0, 12) } /^ *\^$/{ at = substr(cmd, length($0) - 11) }
+	     END { print at }' "$T/error_log"
+}
 N31=f234567890123456789012345678901
 N65=e2345678901234567890123456789012345678901234567890123456789012345
 EINVAL="Invalid argument"
@@ -185,15 +192,18 @@ bad_cmd "a field name that is no identifier: EINVAL" 'm:markers/x mev_hit k-1=$a
 	"Field name is no identifier, too long, or reserved"
 bad_cmd "two fields named k: EINVAL" 'm:markers/x mev_hit k=$arg1 k=$arg2' "$EINVAL" \
 	"Another field has this name"
+expect_eq "error_log's caret is under the second field k" 'k=$arg2' "$(caret_text)"
 bad_cmd "\$arg0 (arguments count from 1): EINVAL" 'm:markers/x mev_hit k=$arg0' "$EINVAL" \
 	"The marker has no such argument"
 bad_cmd "\$arg6 of a format of 5: EINVAL" 'm:markers/x mev_hit k=$arg6' "$EINVAL" \
 	"The marker has no such argument"
+expect_eq "error_log's caret is under the 6 of \$arg6" '6' "$(caret_text)"
 bad_cmd "\$argx: EINVAL" 'm:markers/x mev_hit k=$argx' "$EINVAL" "The marker has no such argument"
 bad_cmd "one argument in two fields: EINVAL" 'm:markers/x mev_hit k=$arg1 j=$arg1' "$EINVAL" \
 	"Another field records this argument"
 bad_cmd "an unknown type: EINVAL" 'm:markers/x mev_hit k=$arg1:float' "$EINVAL" \
 	"Unknown type, or not of the argument's size"
+expect_eq "error_log's caret is under the type float" 'float' "$(caret_text)"
 bad_cmd "a type of another size (u64 for a %u): EINVAL" 'm:markers/x mev_hit k=$arg1:u64' \
 	"$EINVAL" "Unknown type, or not of the argument's size"
 bad_cmd "string for a %u: EINVAL" 'm:markers/x mev_hit k=$arg1:string' "$EINVAL" \

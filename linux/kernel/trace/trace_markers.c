@@ -752,14 +752,29 @@ static const char * const trace_marker_errors[] = {
 	[TRACE_MARKER_ERR_EVENT_EXISTS] = "An event of this group and name exists",
 };
 
-/* Logs error @err of command @cmd in error_log, under @token of it if any. */
-static void trace_marker_log_err(const char *cmd, const char *token, unsigned int err)
-{
-	const char *at = token ? strstr(cmd, token) : NULL;
+/* No word of a command to point at: the error is the command's. */
+#define TRACE_MARKER_WHOLE	(-1)
 
+/*
+ * Logs error @err of command @cmd in error_log, its caret @offset bytes
+ * into word @word of @cmd (from 0, as argv_split() counts them), or under
+ * the command's start for TRACE_MARKER_WHOLE.
+ */
+static void trace_marker_log_err(const char *cmd, int word, unsigned int offset,
+				 unsigned int err)
+{
+	const char *at = skip_spaces(cmd);
+
+	if (word == TRACE_MARKER_WHOLE)
+		offset = 0;
+	while (word-- > 0) {
+		while (*at && !isspace(*at))
+			at++;
+		at = skip_spaces(at);
+	}
 	/* The error log only reads the array. */
 	tracing_log_err(NULL, "trace_markers", cmd, (const char **)trace_marker_errors, err,
-			at ? at - cmd : 0);
+			at - cmd + offset);
 }
 
 /* The search of marker_walk() for the format of one marker. */
@@ -799,8 +814,11 @@ static bool trace_marker_type_fits(unsigned int t, enum marker_field_type of)
 	return marker_field_types[t].size == marker_field_types[of].size;
 }
 
-/* Field @i of @tm from @token, NAME=$argN[:TYPE], of command @cmd. */
-static int trace_marker_parse_field(const char *cmd, struct trace_marker *tm,
+/*
+ * Field @i of @tm from @token, NAME=$argN[:TYPE], word @word of command
+ * @cmd.
+ */
+static int trace_marker_parse_field(const char *cmd, int word, struct trace_marker *tm,
 				    unsigned int i, char *token)
 {
 	struct marker_event_field *f = &tm->field[i];
@@ -808,12 +826,12 @@ static int trace_marker_parse_field(const char *cmd, struct trace_marker *tm,
 	unsigned int arg, j, t;
 
 	if (!eq || !str_has_prefix(eq + 1, "$arg")) {
-		trace_marker_log_err(cmd, token, TRACE_MARKER_ERR_BAD_FIELD);
+		trace_marker_log_err(cmd, word, 0, TRACE_MARKER_ERR_BAD_FIELD);
 		return -EINVAL;
 	}
 	*eq = '\0';
 	if (!trace_marker_field_name_valid(token)) {
-		trace_marker_log_err(cmd, token, TRACE_MARKER_ERR_BAD_FIELD_NAME);
+		trace_marker_log_err(cmd, word, 0, TRACE_MARKER_ERR_BAD_FIELD_NAME);
 		return -EINVAL;
 	}
 	num = eq + 1 + strlen("$arg");
@@ -821,17 +839,17 @@ static int trace_marker_parse_field(const char *cmd, struct trace_marker *tm,
 	if (colon)
 		*colon = '\0';
 	if (kstrtouint(num, 10, &arg) || !arg || arg > tm->nr_args) {
-		trace_marker_log_err(cmd, num, TRACE_MARKER_ERR_BAD_ARG);
+		trace_marker_log_err(cmd, word, num - token, TRACE_MARKER_ERR_BAD_ARG);
 		return -EINVAL;
 	}
 	arg--;
 	for (j = 0; j < i; j++) {
 		if (!strcmp(tm->field[j].f.name, token)) {
-			trace_marker_log_err(cmd, token, TRACE_MARKER_ERR_DUP_FIELD_NAME);
+			trace_marker_log_err(cmd, word, 0, TRACE_MARKER_ERR_DUP_FIELD_NAME);
 			return -EINVAL;
 		}
 		if (tm->field[j].arg == arg) {
-			trace_marker_log_err(cmd, num, TRACE_MARKER_ERR_DUP_ARG);
+			trace_marker_log_err(cmd, word, num - token, TRACE_MARKER_ERR_DUP_ARG);
 			return -EINVAL;
 		}
 	}
@@ -844,7 +862,7 @@ static int trace_marker_parse_field(const char *cmd, struct trace_marker *tm,
 		if (marker_field_types[t].name && !strcmp(colon + 1, marker_field_types[t].name))
 			break;
 	if (t == ARRAY_SIZE(marker_field_types) || !trace_marker_type_fits(t, f->f.type)) {
-		trace_marker_log_err(cmd, colon + 1, TRACE_MARKER_ERR_BAD_TYPE);
+		trace_marker_log_err(cmd, word, colon + 1 - token, TRACE_MARKER_ERR_BAD_TYPE);
 		return -EINVAL;
 	}
 	f->f.type = t;
@@ -894,7 +912,7 @@ static int trace_marker_register(const char *cmd, struct trace_marker *tm)
 
 	guard(mutex)(&event_mutex);
 	if (trace_marker_event_exists(tm->class.system, tm->name)) {
-		trace_marker_log_err(cmd, NULL, TRACE_MARKER_ERR_EVENT_EXISTS);
+		trace_marker_log_err(cmd, 0, 0, TRACE_MARKER_ERR_EVENT_EXISTS);
 		return -EEXIST;
 	}
 	if (!register_trace_event(&tm->call.event))
@@ -932,12 +950,12 @@ static int __trace_marker_create(const char *cmd, int argc, char **argv)
 			event = slash + 1;
 		}
 		if (!marker_name_valid(group) || (*event && !marker_name_valid(event))) {
-			trace_marker_log_err(cmd, NULL, TRACE_MARKER_ERR_BAD_EVENT_NAME);
+			trace_marker_log_err(cmd, 0, 2, TRACE_MARKER_ERR_BAD_EVENT_NAME);
 			return -EINVAL;
 		}
 	}
 	if (argc < 2 || !marker_name_valid(argv[1])) {
-		trace_marker_log_err(cmd, argc < 2 ? NULL : argv[1],
+		trace_marker_log_err(cmd, argc < 2 ? TRACE_MARKER_WHOLE : 1, 0,
 				     TRACE_MARKER_ERR_BAD_MARKER_NAME);
 		return -EINVAL;
 	}
@@ -951,7 +969,7 @@ static int __trace_marker_create(const char *cmd, int argc, char **argv)
 	}
 	if (lookup.ret) {
 		if (lookup.ret != -ENOMEM)
-			trace_marker_log_err(cmd, argv[1], lookup.ret == -ENOENT ?
+			trace_marker_log_err(cmd, 1, 0, lookup.ret == -ENOENT ?
 					     TRACE_MARKER_ERR_NO_MARKER :
 					     TRACE_MARKER_ERR_NO_FORMAT);
 		return lookup.ret;
@@ -965,7 +983,7 @@ static int __trace_marker_create(const char *cmd, int argc, char **argv)
 	if (ret) {
 		pr_warn("marker %s: format \"%s\", at offset %u: %s\n", argv[1],
 			lookup.format, mf->error_pos, mf->error);
-		trace_marker_log_err(cmd, argv[1], TRACE_MARKER_ERR_BAD_FORMAT);
+		trace_marker_log_err(cmd, 1, 0, TRACE_MARKER_ERR_BAD_FORMAT);
 		kfree(lookup.format);
 		return ret;
 	}
@@ -986,7 +1004,7 @@ static int __trace_marker_create(const char *cmd, int argc, char **argv)
 			tm->field[i].arg = i;
 			continue;
 		}
-		ret = trace_marker_parse_field(cmd, tm, i, argv[i + 2]);
+		ret = trace_marker_parse_field(cmd, i + 2, tm, i, argv[i + 2]);
 		if (ret)
 			goto out_free;
 	}
