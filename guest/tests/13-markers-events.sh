@@ -116,6 +116,13 @@ expect_eq "their events removed, no marker event is left" "" \
 
 expect "modprobe marker_events" modprobe marker_events
 expect_eq "no event comes with the module" "" "$(mev_dirs | tr '\n' ' ')"
+# markers/list writes a format as a C string literal: that of mev_quoted
+# has quotes, a backslash and a newline, and stays on its row.
+expect_eq "markers/list: mev_quoted's format as a C string, on its row" \
+	'"said \"%d\" \\ ok\n"' \
+	"$(awk '$1 == "mev_quoted" { sub(/^[^"]*/, ""); print }' "$M/list")"
+expect_eq "markers/list: each row starts with a marker's name" "" \
+	"$(grep -v '^[#A-Za-z_]' "$M/list")"
 expect "m:markers/mev_hit mev_hit: made" mev_make mev_hit
 for f in enable filter trigger format id; do
 	expect "events/markers/mev_hit/$f" test -e "$E/mev_hit/$f"

@@ -93,6 +93,12 @@ static noinline void mev_fire_pad(void)
 	     -(1LL << 40) - 3, (short)-1234, "pad", -5L);
 }
 
+/* A format that markers/list must escape to keep the marker on its row. */
+static noinline void mev_fire_quoted(void)
+{
+	MARK(mev_quoted, "said \"%d\" \\ ok\n", 1);
+}
+
 static noinline void mev_fire_refused(void)
 {
 	static const u8 addr[4] = { 10, 0, 2, 15 };
@@ -218,6 +224,8 @@ static ssize_t mev_write(struct file *file, const char __user *ubuf, size_t coun
 		mev_fire_anon();
 	} else if (!strcmp(arg, "pad")) {
 		mev_fire_pad();
+	} else if (!strcmp(arg, "quoted")) {
+		mev_fire_quoted();
 	} else if (!strcmp(arg, "refused")) {
 		mev_fire_refused();
 	} else if (!strcmp(arg, "guard")) {

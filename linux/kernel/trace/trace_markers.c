@@ -65,6 +65,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/string_helpers.h>
 #include <linux/trace_events.h>
 #include <linux/tracefs.h>
 #include <linux/tracepoint.h>
@@ -1174,9 +1175,13 @@ static int trace_markers_list_row(const struct marker_info *info, void *data)
 
 	if (info->has_sites)
 		where = info->module ? module_name(info->module) : "vmlinux";
-	seq_printf(m, "%-32s %-3s %6u %6u %-24s \"%s\"\n", info->name,
-		   info->enabled ? "on" : "off", info->nr_probes, info->nr_sites,
-		   where, info->format ?: "");
+	seq_printf(m, "%-32s %-3s %6u %6u %-24s \"", info->name,
+		   info->enabled ? "on" : "off", info->nr_probes, info->nr_sites, where);
+	/* As a C string literal: a row stays one line, its quotes its own. */
+	if (info->format)
+		seq_escape_str(m, info->format, ESCAPE_SPACE | ESCAPE_SPECIAL | ESCAPE_NP |
+			       ESCAPE_OCTAL | ESCAPE_APPEND, "\"\\");
+	seq_puts(m, "\"\n");
 	return 0;
 }
 
