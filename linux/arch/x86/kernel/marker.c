@@ -99,13 +99,16 @@ static bool marker_site_poke(const struct site_entry *site, u8 *block,
 	s8 rel;
 
 	if (!marker_near(site, block, &rel)) {
-		if ((from == MARKER_SITE_ON) == (to == MARKER_SITE_ON))
+		bool was_on = from == MARKER_SITE_ON, on = to == MARKER_SITE_ON;
+
+		if (was_on == on)
 			return false;
 		poke->addr = code + MARKER_SLOT_LEN;
 		poke->len = MARKER_MOV_LEN;
-		poke->old[0] = poke->new[0] = MOV_AH_OPCODE;
-		poke->old[1] = from == MARKER_SITE_ON;
-		poke->new[1] = to == MARKER_SITE_ON;
+		poke->old[0] = MOV_AH_OPCODE;
+		poke->old[1] = was_on;
+		poke->new[0] = MOV_AH_OPCODE;
+		poke->new[1] = on;
 		return true;
 	}
 	poke->addr = code;
