@@ -204,15 +204,22 @@ def guest_scripts(config: settings.KernelConfig, phases: Sequence[str]) -> Tuple
 	its settings.E2E_SOME entry names; for a plain 'e2e', every script of
 	guest/tests and of the config's e2e=/e2e_skipped= but those that an
 	E2E_SOME entry of another boot names; none without the e2e phase."""
-	some = settings.E2E_SOME
 	for entry in phases:
-		if entry.startswith(some):
-			return tuple(entry[len(some):].split(','))
+		if entry.startswith(settings.E2E_SOME):
+			return _named_scripts(entry)
 		if entry == 'e2e':
 			elsewhere = {name for boot in config.guests for other in boot
-				     if other.startswith(some) for name in other[len(some):].split(',')}
+				     for name in _named_scripts(other)}
 			return tuple(name for name in every_script(config) if name not in elsewhere)
 	return ()
+
+
+def _named_scripts(entry: str) -> Tuple[str, ...]:
+	"""The scripts that a settings.E2E_SOME entry of a boot names; none for
+	any other entry."""
+	if not entry.startswith(settings.E2E_SOME):
+		return ()
+	return tuple(entry[len(settings.E2E_SOME):].split(','))
 
 
 def every_script(config: settings.KernelConfig) -> Tuple[str, ...]:
