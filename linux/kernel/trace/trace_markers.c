@@ -37,7 +37,7 @@
  *
  * The kernel command line makes and enables events at boot:
  * marker_event="CMD;CMD", a command of dynamic_events each with ','
- * for ' '.
+ * for ' ', given once or more.
  *
  * /sys/kernel/tracing/markers/:
  *
@@ -1343,12 +1343,24 @@ static const struct file_operations trace_markers_enable_fops = {
 	.release = single_release,
 };
 
-/* The commands of marker_event=, separated by ';', a ',' for each blank. */
+/*
+ * The commands of marker_event=, separated by ';', a ',' for each blank.
+ * Each marker_event= adds its own, as bootconfig gives one for each value
+ * of an array (kernel.marker_event = "CMD", "CMD").
+ */
 static char trace_marker_boot_cmds[COMMAND_LINE_SIZE] __initdata;
 
 static __init int trace_marker_boot_setup(char *str)
 {
-	strscpy(trace_marker_boot_cmds, str);
+	size_t len = strlen(trace_marker_boot_cmds);
+
+	if (len + 1 + strlen(str) >= sizeof(trace_marker_boot_cmds)) {
+		pr_warn("marker_event: no room left, \"%s\" ignored\n", str);
+		return 1;
+	}
+	if (len)
+		trace_marker_boot_cmds[len++] = ';';
+	strscpy(trace_marker_boot_cmds + len, str, sizeof(trace_marker_boot_cmds) - len);
 	disable_tracing_selftest("running marker events");
 	return 1;
 }
