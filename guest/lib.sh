@@ -19,14 +19,16 @@
 # stopped half-way or reported no case; a script must return 0 (it does
 # when it ends with a case or a skip).
 
-# cmdline_value KEY: the value of KEY= on the kernel command line.
-cmdline_value() {
+# cmdline_values KEY: the value of each KEY= on the kernel command line,
+# one a line; cmdline_value KEY: the first.
+cmdline_values() {
 	for word in $(cat /proc/cmdline); do
 		case "$word" in
-		"$1="*) echo "${word#*=}"; return ;;
+		"$1="*) echo "${word#*=}" ;;
 		esac
 	done
 }
+cmdline_value() { cmdline_values "$1" | head -n 1; }
 
 results_open() {
 	RESULTS_TTY=$(cmdline_value wb.results)

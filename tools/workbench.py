@@ -184,17 +184,38 @@ def no_kunit_at_boot(build: kbuild.Build) -> Tuple[str, ...]:
 def guest_cmdline(build: kbuild.Build, phases: Tuple[str, ...]) -> Tuple[str, ...]:
 	"""What guest/test.sh reads on the command line of a boot of @build
 	that runs @phases: wb.phases=, and wb.scripts= when its e2e phase runs
-	some of the scripts only; a boot without the boot-time KUnit phase
-	does not run the suites at boot (no_kunit_at_boot())."""
+	some of the scripts only, with what settings.E2E_CMDLINE gives those
+	that a settings.E2E_SOME entry names; a boot without the boot-time
+	KUnit phase does not run the suites at boot (no_kunit_at_boot())."""
 	config = build.config
 	names = tuple(settings.phase_name(phase) for phase in phases)
 	line = ('wb.mode=test', 'wb.phases=' + ','.join(names))
 	scripts = expect.guest_scripts(config, phases)
 	if 'e2e' in names and scripts != expect.every_script(config):
 		line += ('wb.scripts=' + ','.join(scripts),)
+	for script in _own_boot_scripts(config, phases):
+		line += settings.E2E_CMDLINE.get(script, ())
+	if guest_bootconfig(config, phases):
+		line += ('bootconfig',)
 	if 'boot-kunit' not in names:
 		line += no_kunit_at_boot(build)
 	return line
+
+
+def _own_boot_scripts(config: settings.KernelConfig, phases: Tuple[str, ...]) -> Tuple[str, ...]:
+	"""The scripts that a settings.E2E_SOME entry of @phases names: those
+	that get their command line and bootconfig in this boot."""
+	if not any(phase.startswith(settings.E2E_SOME) for phase in phases):
+		return ()
+	return expect.guest_scripts(config, phases)
+
+
+def guest_bootconfig(config: settings.KernelConfig, phases: Tuple[str, ...]) -> str:
+	"""The bootconfig of a boot of @config that runs @phases: what
+	settings.E2E_BOOTCONFIG gives the scripts an E2E_SOME entry names;
+	'' for none."""
+	return ''.join(settings.E2E_BOOTCONFIG.get(script, '')
+		       for script in _own_boot_scripts(config, phases))
 
 
 @dataclass(frozen=True)
@@ -224,6 +245,9 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	console = outdir / f'console{suffix}.log'
 	channel = outdir / f'results{suffix}.txt'
 	what = f'{config.name}: guest {index + 1} ({", ".join(phases)})'
+	bootconfig = guest_bootconfig(config, phases)
+	if bootconfig:
+		initrd = initramfs.with_bootconfig(initrd, bootconfig, outdir / f'initrd{suffix}.img')
 	log(f'{what}: booting (console: {console})')
 	guest = qemu.boot(p.qemu, build.image, initrd,
 			  (*guest_cmdline(build, phases), *config.cmdline, *extra),

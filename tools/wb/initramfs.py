@@ -7,6 +7,7 @@ scripts what they got: the kernel's .config and the tools."""
 
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
@@ -197,3 +198,24 @@ def make(build: Build, modules: Optional[Sequence[Path]] = None) -> Path:
 		if gz.wait() or cpio.wait() or find.wait():
 			raise WorkbenchError(f'could not write {image}')
 	return image
+
+
+# The end of an initrd that carries a bootconfig: its size with padding
+# and its byte sum (little-endian 32-bit words), then this magic.
+BOOTCONFIG_MAGIC = b'#BOOTCONFIG\n'
+BOOTCONFIG_ALIGN = 4
+
+
+def with_bootconfig(initrd: Path, text: str, dest: Path) -> Path:
+	"""Writes @dest: @initrd with the bootconfig @text appended where the
+	kernel looks for one (Documentation/admin-guide/bootconfig.rst), as
+	tools/bootconfig's -a appends it: the text and its NUL, NULs that
+	align the whole file to 4 bytes, the size and sum of those, the
+	magic. The kernel reads it with "bootconfig" on its command line."""
+	data = text.encode() + b'\0'
+	image = initrd.read_bytes()
+	footer = 8 + len(BOOTCONFIG_MAGIC)
+	data += b'\0' * (-(len(image) + len(data) + footer) % BOOTCONFIG_ALIGN)
+	dest.write_bytes(image + data + struct.pack('<II', len(data), sum(data) & 0xffffffff) +
+			 BOOTCONFIG_MAGIC)
+	return dest

@@ -301,7 +301,10 @@ def guest_config(name: str, suite: Optional[str], phases: Sequence[str],
 	@suite (kunit.filter_glob=), or all of its suites. The boot of a
 	@mutated kernel ends at its first failed case (wb.stop_at_failure=1,
 	guest/test.sh): that case kills the mutation, the phases after it
-	would only cost time. A baseline runs everything."""
+	would only cost time. A baseline runs everything. The one boot has no
+	command line nor bootconfig of a script's own (settings.E2E_CMDLINE,
+	E2E_BOOTCONFIG): those scripts skip there, as in a config that gives
+	them no boot."""
 	config = settings.MATRIX[name]
 	cmdline = config.cmdline
 	if suite:
@@ -309,7 +312,11 @@ def guest_config(name: str, suite: Optional[str], phases: Sequence[str],
 		cmdline += (f'kunit.filter_glob={suite}',)
 	if mutated:
 		cmdline += ('wb.stop_at_failure=1',)
-	return dataclasses.replace(config, guests=(tuple(phases),), cmdline=cmdline)
+	own = tuple(script for script in config.e2e
+		    if script in settings.E2E_CMDLINE or script in settings.E2E_BOOTCONFIG)
+	return dataclasses.replace(config, guests=(tuple(phases),), cmdline=cmdline,
+				   e2e=tuple(s for s in config.e2e if s not in own),
+				   e2e_skipped=config.e2e_skipped + own)
 
 
 def build_dirname(config: str) -> str:

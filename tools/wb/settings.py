@@ -420,6 +420,30 @@ E2E_TRACING = ('05-upstream-static-keys', '06-static-key-stress', '10-markers-tr
 	       '15-markers-ftrace', '20-markers-samples', '25-markers-out-of-tree',
 	       '30-markers-fuzz', '50-markers-bench', '99-markers-lockdown')
 E2E_DEBUG = ('40-markers-nomem', '90-kmemleak')
+# The script of marker events made at boot: it runs its cases in a boot of
+# its own, whose command line carries E2E_CMDLINE's, and skips every case
+# in a boot without (the configs that give it none have it in e2e_skipped=).
+E2E_BOOT_EVENTS = ('16-markers-boot-events',)
+
+# What a boot whose E2E_SOME entry names a script adds to its kernel
+# command line for it (workbench.guest_cmdline()): marker_event= makes
+# two events and enables them in the top instance, with ',' for a blank
+# and ';' between commands; given twice, as bootconfig gives an array,
+# its second adds a command that names no marker and must fail alone.
+# The script checks that the line is this one.
+E2E_CMDLINE = {
+	'16-markers-boot-events': (
+		'marker_event=m,vfs_openat;m:boot/clone,task_clone,sig=$arg2,fl=$arg1:u64',
+		'marker_event=m,no_such_marker'),
+}
+# What such a boot's initrd carries as its bootconfig, with "bootconfig" on
+# its command line (workbench.guest_bootconfig()): an array of two values,
+# which the kernel passes as two marker_event= before the command line's.
+E2E_BOOTCONFIG = {
+	'16-markers-boot-events':
+		'kernel.marker_event = "m:bconf/exit,task_exit,code=$arg2:long", '
+		'"m:bconf/pipe,pipe_write"\n',
+}
 
 # Of the 4000 modules of Debian's configs, those of the fragments, which
 # the tests load: the KUnit suites' modules, the benchmark, upstream's
@@ -438,7 +462,7 @@ MATRIX = {
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'debug',
 			   'ftracetest'),
 		suites=TRACING_SUITES,
-		e2e=E2E_TRACING + E2E_DEBUG,
+		e2e=E2E_TRACING + E2E_DEBUG + E2E_BOOT_EVENTS,
 		# The longest guest (KASAN): its after-boot KUnit run on a
 		# core of its own, while another boot of the same kernel runs
 		# the rest. Upstream's ftrace selftests (FTRACETEST_PHASE)
@@ -451,7 +475,10 @@ MATRIX = {
 		# 1331 s, 500 of them in the boot-time run it does not report
 		# (now kunit.autorun=0: workbench.guest_cmdline()): the second
 		# boot runs 15-markers-ftrace after its KUnit run.
-		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit', 'e2e:15-markers-ftrace')),
+		# A third boot makes marker events at boot (E2E_CMDLINE): the
+		# only config with built-in sites a shell can hit (MARK_HOT()).
+		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit', 'e2e:15-markers-ftrace'),
+			('e2e:16-markers-boot-events',)),
 		# A hang detector, not a speed bound: under KASAN and lockdep,
 		# sharing two cores with the next kernel's build, each boot
 		# takes 12 to 20 min, and its e2e boot reached its kmemleak scan
@@ -488,7 +515,7 @@ MATRIX = {
 		fragments=('base', 'x86', 'tracing', 'x86-tracing', 'markers', 'rt'),
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
-		e2e_skipped=E2E_DEBUG,
+		e2e_skipped=E2E_DEBUG + E2E_BOOT_EVENTS,
 		# Two boots: the last config of make test (6.12's), its guest
 		# alone at the end of the run, used one core of two for 705 s
 		# (2026-12-02); the two halves take about 300 and 400 s.
@@ -506,8 +533,8 @@ MATRIX = {
 			     '12-markers-kprobe-events', '13-markers-events',
 		     '14-markers-event-lifetimes', '15-markers-ftrace',
 			     '30-markers-fuzz',
-			     '40-markers-nomem', '50-markers-bench', '90-kmemleak',
-			     '99-markers-lockdown')),
+			     '16-markers-boot-events', '40-markers-nomem', '50-markers-bench',
+			     '90-kmemleak', '99-markers-lockdown')),
 	'clang': KernelConfig(
 		name='clang',
 		description=f'built with clang (LLVM={BASE.llvm}), kCFI as Android and ChromeOS '
@@ -516,7 +543,7 @@ MATRIX = {
 		llvm=BASE.llvm,
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
-		e2e_skipped=E2E_DEBUG),
+		e2e_skipped=E2E_DEBUG + E2E_BOOT_EVENTS),
 	# Debian's production amd64 kernel with the series on, as a distro
 	# builder would turn it on (configs/distro.config says what differs
 	# from Debian's), booted as debug is: call depth tracking active.
@@ -532,7 +559,7 @@ MATRIX = {
 		modules=DISTRO_MODULES,
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
-		e2e_skipped=E2E_DEBUG,
+		e2e_skipped=E2E_DEBUG + E2E_BOOT_EVENTS,
 		cmdline=('spectre_v2=retpoline', 'retbleed=stuff'),
 		qemu_args=('-cpu', 'Skylake-Client'),
 		vulnerabilities=(('retbleed', 'Mitigation: Stuffing'),),
@@ -561,7 +588,7 @@ MATRIX = {
 		fragments=('base', 'arm64', 'tracing', 'markers', 'generic'),
 		suites=TRACING_SUITES,
 		e2e=E2E_TRACING,
-		e2e_skipped=E2E_DEBUG),
+		e2e_skipped=E2E_DEBUG + E2E_BOOT_EVENTS),
 	'nomarkers': KernelConfig(
 		name='nomarkers',
 		description='CONFIG_MARKERS=n with the samples: builds, carries nothing',
