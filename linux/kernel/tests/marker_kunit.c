@@ -917,6 +917,68 @@ static void marker_module_format_mismatch(struct kunit *test)
 	kunit_unload_module(test, "marker_kunit_mod");
 }
 
+/*
+ * The site left off for another format attaches when that format's last
+ * probe goes (marker_orphans_attach()), which allocates: with each of the
+ * unregistration's allocations failing in turn, the unregistration still
+ * succeeds, and the site either attaches or stays off with one warning.
+ * Loaded again, its module's site attaches and fires. Nothing leaks
+ * (kmemleak in the debug kernel).
+ */
+static void marker_module_orphans_nomem(struct kunit *test)
+{
+	const char *name = "marker_test_module";
+	const char *warning = "no memory to attach the sites left off";
+	void (*fire)(int value);
+	unsigned int nth, warned, sites, calls;
+	bool failed;
+
+	if (!IS_ENABLED(CONFIG_PRINTK))
+		kunit_skip(test, "needs CONFIG_PRINTK to read the warning");
+	for (nth = 1; ; nth++) {
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+							    &marker_test_p1), 0);
+		kunit_load_module(test, "marker_kunit_mod");
+		KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites, 0);
+		warned = marker_test_log_lines(test, name, warning);
+		kunit_activate_static_stub(test, marker_alloc, kunit_failing_alloc);
+		kunit_fail_nth_alloc(nth);
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+							      &marker_test_p1), 0);
+		failed = kunit_nth_alloc_failed();
+		kunit_deactivate_static_stub(test, marker_alloc);
+		sites = marker_test_find(test, name).sites;
+		warned = marker_test_log_lines(test, name, warning) - warned;
+		if (failed)
+			KUNIT_EXPECT_TRUE_MSG(test, sites == 1 || warned == 1,
+					      "allocation %u failed: %u sites, %u warnings", nth,
+					      sites, warned);
+		else
+			KUNIT_EXPECT_EQ(test, sites, 1);
+		kunit_unload_module(test, "marker_kunit_mod");
+		if (!failed)
+			break;
+
+		kunit_load_module(test, "marker_kunit_mod");
+		KUNIT_EXPECT_EQ(test, marker_test_find(test, name).sites, 1);
+		KUNIT_EXPECT_EQ(test, marker_probe_register(name, MARKER_KUNIT_MOD_FORMAT,
+							    marker_test_count, &marker_test_p1), 0);
+		fire = symbol_get(marker_kunit_mod_fire);
+		KUNIT_ASSERT_NOT_NULL(test, fire);
+		calls = atomic_read(&marker_test_p1.calls);
+		fire(nth);
+		KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), calls + 1);
+		KUNIT_EXPECT_EQ(test, marker_probe_unregister(name, marker_test_count,
+							      &marker_test_p1), 0);
+		marker_synchronize_unregister();
+		symbol_put(marker_kunit_mod_fire);
+		kunit_unload_module(test, "marker_kunit_mod");
+	}
+	/* The first allocation at least was failed: the path ran. */
+	KUNIT_EXPECT_GT(test, nth, 1);
+	KUNIT_EXPECT_EQ(test, marker_test_find(test, name).rows, 0);
+}
+
 static int marker_test_kprobe_handler(struct kprobe *p, struct pt_regs *regs)
 {
 	return 0;
@@ -3933,6 +3995,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE(marker_fast_switch_off_fails),
 	KUNIT_CASE(marker_synchronize_waits),
 	KUNIT_CASE(marker_module_format_mismatch),
+	KUNIT_CASE_SLOW(marker_module_orphans_nomem),
 	KUNIT_CASE_SLOW(marker_probe_module_unload),
 	KUNIT_CASE_PARAM(marker_format_fields, marker_test_format_gen_params),
 #ifdef CONFIG_MARKER_SITES
