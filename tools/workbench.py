@@ -104,6 +104,8 @@ def series_cases(p: Prepared) -> List[Case]:
 	cases.append(checks.kernel_doc_case(p.tree.src, [f for patch in p.patches
 							  for f in patch.files]))
 	cases.append(checks.docs_case(p.tree.src))
+	cases.append(checks.maintainers_case(p.tree.src, [f for patch in p.patches
+							   for f in patch.files]))
 	return cases
 
 

@@ -179,6 +179,30 @@ def docs_case(src: Path) -> Case:
 		    proc.returncode == 0, proc.stdout + proc.stderr)
 
 
+# The series' entry of MAINTAINERS.
+MAINTAINERS_ENTRY = 'KERNEL MARKERS AND IMMEDIATE VALUES'
+
+
+def maintainers_case(src: Path, new_files: Sequence[str]) -> Case:
+	"""The series' entry of MAINTAINERS in the patched tree @src: each of
+	its F: lines names a file or directory (ending in '/') that exists,
+	and every file the series adds (@new_files) is under one of them, so
+	that get_maintainer.pl finds the entry for any of them."""
+	name = f'MAINTAINERS: the F: lines of "{MAINTAINERS_ENTRY}" exist and cover every new file'
+	text = (src / 'MAINTAINERS').read_text(errors='replace')
+	start = text.find(f'\n{MAINTAINERS_ENTRY}\n')
+	if start < 0:
+		return Case(name, False, 'no such entry')
+	entry = text[start + 1:].split('\n\n', 1)[0]
+	patterns = re.findall(r'^F:\t(\S+)$', entry, re.M)
+	problems = [f'F:\t{p} names nothing in the tree' for p in patterns
+		    if not ((src / p).is_dir() if p.endswith('/') else (src / p).is_file())]
+	problems += [f'{f} is under no F: line' for f in new_files
+		     if not any(f == p or p.endswith('/') and f.startswith(p) for p in patterns)]
+	return Case(name, bool(patterns) and not problems,
+		    '\n'.join(problems) or f'{len(patterns)} F: lines')
+
+
 def _modules(build: Build) -> List[Path]:
 	return sorted(build.dir.rglob('*.ko'))
 
