@@ -195,29 +195,27 @@ def guest_cmdline(build: kbuild.Build, phases: Tuple[str, ...]) -> Tuple[str, ..
 	scripts = expect.guest_scripts(config, phases)
 	if 'e2e' in names and scripts != expect.every_script(config):
 		line += ('wb.scripts=' + ','.join(scripts),)
-	for script in _own_boot_scripts(config, phases):
+	for script in _own_boot_scripts(phases):
 		line += settings.E2E_CMDLINE.get(script, ())
-	if guest_bootconfig(config, phases):
+	if guest_bootconfig(phases):
 		line += ('bootconfig',)
 	if 'boot-kunit' not in names:
 		line += no_kunit_at_boot(build)
 	return line
 
 
-def _own_boot_scripts(config: settings.KernelConfig, phases: Tuple[str, ...]) -> Tuple[str, ...]:
+def _own_boot_scripts(phases: Tuple[str, ...]) -> Tuple[str, ...]:
 	"""The scripts that a settings.E2E_SOME entry of @phases names: those
 	that get their command line and bootconfig in this boot."""
-	if not any(phase.startswith(settings.E2E_SOME) for phase in phases):
-		return ()
-	return expect.guest_scripts(config, phases)
+	return tuple(script for phase in phases for script in expect.named_scripts(phase))
 
 
-def guest_bootconfig(config: settings.KernelConfig, phases: Tuple[str, ...]) -> str:
-	"""The bootconfig of a boot of @config that runs @phases: what
+def guest_bootconfig(phases: Tuple[str, ...]) -> str:
+	"""The bootconfig of a boot that runs @phases: what
 	settings.E2E_BOOTCONFIG gives the scripts an E2E_SOME entry names;
 	'' for none."""
 	return ''.join(settings.E2E_BOOTCONFIG.get(script, '')
-		       for script in _own_boot_scripts(config, phases))
+		       for script in _own_boot_scripts(phases))
 
 
 @dataclass(frozen=True)
@@ -247,7 +245,7 @@ def boot_guest(p: Prepared, build: kbuild.Build, initrd: Path, outdir: Path,
 	console = outdir / f'console{suffix}.log'
 	channel = outdir / f'results{suffix}.txt'
 	what = f'{config.name}: guest {index + 1} ({", ".join(phases)})'
-	bootconfig = guest_bootconfig(config, phases)
+	bootconfig = guest_bootconfig(phases)
 	if bootconfig:
 		initrd = initramfs.with_bootconfig(initrd, bootconfig, outdir / f'initrd{suffix}.img')
 	log(f'{what}: booting (console: {console})')

@@ -206,15 +206,15 @@ def guest_scripts(config: settings.KernelConfig, phases: Sequence[str]) -> Tuple
 	E2E_SOME entry of another boot names; none without the e2e phase."""
 	for entry in phases:
 		if entry.startswith(settings.E2E_SOME):
-			return _named_scripts(entry)
+			return named_scripts(entry)
 		if entry == 'e2e':
 			elsewhere = {name for boot in config.guests for other in boot
-				     for name in _named_scripts(other)}
+				     for name in named_scripts(other)}
 			return tuple(name for name in every_script(config) if name not in elsewhere)
 	return ()
 
 
-def _named_scripts(entry: str) -> Tuple[str, ...]:
+def named_scripts(entry: str) -> Tuple[str, ...]:
 	"""The scripts that a settings.E2E_SOME entry of a boot names; none for
 	any other entry."""
 	if not entry.startswith(settings.E2E_SOME):
