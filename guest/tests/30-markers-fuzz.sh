@@ -178,3 +178,36 @@ for name in $(mev_events | sed -n 's|^m:markers/\([^ ]*\) .*|\1|p'); do
 	mev_drop "$name" > /dev/null || left="$left $name"
 done
 expect_eq "the events the writes made are removed" "" "$left$(mev_events)"
+
+# The registry's fuzz as a module (CONFIG_MARKERS_FUZZ_KUNIT_TEST=m, the
+# clang config): loading it runs its suite, with a seed given; its site is
+# the module's while it is loaded; debugfs runs it again with another
+# seed; unloading it takes its site and its suite away.
+suite marker_fuzz_module
+if ! module_built marker_fuzz_kunit; then
+	skip "the registry fuzz as a module" \
+		"marker_fuzz_kunit is built in here: the KUnit phases run it"
+	return 0
+fi
+KD=/sys/kernel/debug/kunit/marker_fuzz
+token=$(cat /proc/sys/kernel/random/uuid)
+echo "wb: loading marker_fuzz_kunit, token $token" > /dev/kmsg
+expect "modprobe marker_fuzz_kunit seed=4242" modprobe marker_fuzz_kunit seed=4242
+run=$(dmesg | sed -n "/ token $token\$/,\$p")
+expect_eq "its suite ran at load and passed" \
+	"ok 1 marker_registry_fuzz|ok 1 marker_fuzz" \
+	"$(echo "$run" | sed -n 's/^\[[^]]*\] *//; s/^\(not ok\|ok\) \([0-9]*\) \(marker_registry_fuzz\|marker_fuzz\)\( .*\)*$/\1 \2 \3/p' | tr '\n' '|' | sed 's/|$//')"
+expect_eq "with the seed given to modprobe" "1" \
+	"$(echo "$run" | grep -c 'seed 4242 (marker_fuzz_kunit.seed=4242 replays it)')"
+expect_eq "its site is the module's, off and without probes after the run" \
+	"marker_fuzz_site off 0 1 marker_fuzz_kunit" \
+	"$(awk '$1 == "marker_fuzz_site" { print $1, $2, $3, $4, $5 }' "$M/list")"
+echo 77 > /sys/module/marker_fuzz_kunit/parameters/seed
+echo run > "$KD/run"
+expect_eq "debugfs runs it again, with the seed its parameter holds, and it passes" \
+	"1 0 1" \
+	"$(grep -c 'seed 77 (marker_fuzz_kunit.seed=77 replays it)' "$KD/results") \
+$(grep -c '^ *not ok ' "$KD/results") $(grep -c '^ok 1 marker_fuzz$' "$KD/results")"
+expect "rmmod marker_fuzz_kunit" rmmod marker_fuzz_kunit
+expect_eq "its site and its suite went with it" "0 no" \
+	"$(awk '$1 == "marker_fuzz_site"' "$M/list" | wc -l) $([ -d "$KD" ] && echo yes || echo no)"

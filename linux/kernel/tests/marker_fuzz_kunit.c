@@ -12,8 +12,10 @@
  * every name of the pool), with the bytes of the site (on or off), and
  * with the exact number of calls each probe has had from the site.
  *
- * The seed is printed; marker_fuzz_kunit.seed=N on the command line, or
- * /sys/module/marker_fuzz_kunit/parameters/seed, replays a run.
+ * The seed is printed; marker_fuzz_kunit.seed=N on the command line (or
+ * seed=N to modprobe, the suite being a module), or
+ * /sys/module/marker_fuzz_kunit/parameters/seed, replays a run. The suite
+ * uses only the exported marker API: it may be built as a module.
  */
 
 #include <kunit/test.h>
@@ -612,3 +614,6 @@ static struct kunit_suite marker_fuzz_suite = {
 };
 
 kunit_test_suite(marker_fuzz_suite);
+
+MODULE_DESCRIPTION("KUnit fuzz of the marker registry against a model");
+MODULE_LICENSE("GPL");
