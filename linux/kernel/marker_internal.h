@@ -103,7 +103,7 @@ int marker_entry_set_probes(struct marker_entry *e, struct marker_probes *new,
 int marker_entry_clear_probes(struct marker_entry *e);
 int marker_table_prepare(struct site_table *t);
 
-#if IS_ENABLED(CONFIG_KUNIT) && IS_ENABLED(CONFIG_EVENT_TRACING)
+#if IS_ENABLED(CONFIG_KUNIT) && IS_ENABLED(CONFIG_MARKER_EVENTS)
 /* Marker events (kernel/trace/trace_markers.c), for the KUnit suites. */
 int trace_marker_command(const char *cmd);
 #endif

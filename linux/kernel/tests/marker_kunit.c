@@ -46,7 +46,7 @@
 #ifdef CONFIG_ARM64
 #include <asm/debug-monitors.h>
 #endif
-#ifdef CONFIG_EVENT_TRACING
+#ifdef CONFIG_MARKER_EVENTS
 #include <linux/trace.h>
 #include <linux/trace_events.h>
 #include <linux/unaligned.h>
@@ -3418,7 +3418,7 @@ static void marker_breakpoint_on_call(struct kunit *test)
 	marker_test_fire_expect(test, 2, 0, 0);
 }
 
-#ifdef CONFIG_EVENT_TRACING
+#ifdef CONFIG_MARKER_EVENTS
 /* The removal of an instance in which a marker event is enabled. */
 struct marker_test_instance_remover {
 	struct trace_array *tr;
@@ -4024,7 +4024,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_SLOW(marker_site_next_to_kprobe),
 	KUNIT_CASE(marker_breakpoint_busy),
 	KUNIT_CASE(marker_breakpoint_on_call),
-#ifdef CONFIG_EVENT_TRACING
+#ifdef CONFIG_MARKER_EVENTS
 	KUNIT_CASE(marker_event_record_holes),
 	KUNIT_CASE_SLOW(marker_event_instance_under_breakpoint),
 #endif
