@@ -1072,7 +1072,12 @@ static int trace_marker_show(struct seq_file *m, struct dyn_event *ev)
 	return 0;
 }
 
-/* In use: enabled in an instance, open in perf, or referenced. */
+/*
+ * In use: enabled in an instance, open in perf, or referenced. The users
+ * count here although trace_remove_event_call() refuses an enabled event
+ * too: its refusal drops the buffer resets that the removals before it in
+ * the same command asked for, so none may get that far.
+ */
 static bool trace_marker_is_busy(struct dyn_event *ev)
 {
 	struct trace_marker *tm = to_trace_marker(ev);
