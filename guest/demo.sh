@@ -17,7 +17,7 @@ show "Load samples/markers/marker-example: its markers fire on /proc/marker-exam
 cmd "modprobe marker-example"
 cmd "grep -E '^(# name|sample_)' $M/list"
 
-show "A disabled site: 0f 1f makes its 8 bytes one NOP (a far site: 66 90, then mov/test/jne not taken)"
+show "A disabled site: 0f 1f makes its 7 bytes one NOP (a far site: 66 90, then cmp/jb not taken)"
 cmd "grep '^sample_read ' $M/sites"
 
 show "No marker is a trace event until somebody makes one: make markers:sample_read through dynamic_events"

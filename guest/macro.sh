@@ -56,7 +56,7 @@ emit "@@ suite macro"
 emit "macro.runs $((RUNS + 1)) runs"
 ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up
 dmesg -c >/dev/null
-# A near site off starts with its slot, "0f 1f", a NOP; a far one with its mov.
+# A near site off starts with its slot, "0f 1f", a NOP; a far one with "66 90".
 [ -r /sys/kernel/tracing/markers/sites ] &&
 	awk '$1 !~ /^#/ { print $1, ($3 == "0f" && $4 == "1f") }' /sys/kernel/tracing/markers/sites |
 	while read -r site near; do

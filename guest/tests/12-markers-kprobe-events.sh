@@ -25,16 +25,16 @@ if ! kernel_has CONFIG_MARKER_SITES; then
 fi
 # A site's bytes off and on (include/linux/marker.h); a breakpoint (int3,
 # BRK) in it matches neither. On arm64 only the slot changes: "b end" off,
-# "b block" on. On x86-64 a near site (short jne) changes its slot, a long
-# NOP off and a jump on; a far one (jne rel32) its immediate.
+# "b block" on. On x86-64 a near site (short jb) changes its slot, a long
+# NOP off and a jump on; a far one (jb rel32) its guard's immediate.
 case "$(uname -m)" in
 aarch64)
 	SITE_OFF='^ *03 00 00 14 10 00 80 52 .. .. .. 35'
 	SITE_ON='^ *.. .. .. 1[4-7] 10 00 80 52 .. .. .. 35'
 	;;
 *)
-	SITE_OFF='^ *(0f 1f b4 00 84 e4 75|66 90 b4 00 84 e4 0f 85) '
-	SITE_ON='^ *(eb [0-9a-f]{2} b4 00 84 e4 75|66 90 b4 01 84 e4 0f 85) '
+	SITE_OFF='^ *(0f 1f 83 fc 00 72|66 90 83 fc 00 0f 82) '
+	SITE_ON='^ *(eb [0-9a-f]{2} 83 fc 00 72|66 90 83 fc ff 0f 82) '
 	;;
 esac
 

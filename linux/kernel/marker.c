@@ -890,7 +890,7 @@ void notrace marker_probe_iterate_regs(void *data, void *call_private,
  * @end: last byte of the range
  *
  * Code that writes kernel text (kprobes) must leave marker sites alone,
- * from the jump slot to the end of the jne. The sites are found by
+ * from the jump slot to the end of the conditional branch. The sites are found by
  * address from the tables the kernel and modules carry, never from the
  * bytes at @start, which a switch may be rewriting; a module's sites are
  * reserved from the moment its text is, before it comes.

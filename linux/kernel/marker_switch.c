@@ -3,8 +3,8 @@
  * Kernel markers: switching the sites of a marker and their calls.
  *
  * Switching a marker changes the immediate value @enabled of each of its
- * struct markers, which its patched sites hold in their mov, and the jump
- * slots of those sites, all in one batch of the architecture
+ * struct markers, which its far sites hold in their guard, and the jump
+ * slots of its near sites, all in one batch of the architecture
  * (arch_marker_switch(), built on imv_update_batch_pokes()):
  *
  *	0 -> N probes:	arm the sites, then publish the probes;

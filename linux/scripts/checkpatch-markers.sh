@@ -25,7 +25,7 @@
 # Binary mode checks that every patched site recorded in __marker_sites
 # holds the bytes documented in include/linux/marker.h, as built; on
 # x86-64:
-#   66 90  b4 00  84 e4  75 <rel8> (or 0f 85 <rel32>)
+#   66 90  83 fc 00  72 <rel8> (or 0f 82 <rel32>)
 # and every recorded call of a probe block a call:
 #   e8 <rel32>
 # on arm64 (nop; movz w16, #0; cbnz w16, <block>, and bl <fn>):
@@ -555,7 +555,7 @@ binary_sites()
 site_rule()
 {
 	case "$1" in
-	*X86-64*) echo "not 66 90 b4 00 84 e4 75|0f 85, nor a call e8" ;;
+	*X86-64*) echo "not 66 90 83 fc 00 72|0f 82, nor a call e8" ;;
 	AArch64) echo "not nop; movz w16, #0; cbnz w16, nor a bl" ;;
 	esac
 }
@@ -569,7 +569,7 @@ site_ok()
 	case "$machine" in
 	*X86-64*)
 		case "$*" in
-		"66 90 b4 00 84 e4 75 "*|"66 90 b4 00 84 e4 0f 85 "*|"e8 "*) return 0 ;;
+		"66 90 83 fc 00 72 "*|"66 90 83 fc 00 0f 82 "*|"e8 "*) return 0 ;;
 		esac
 		;;
 	AArch64)

@@ -21,12 +21,13 @@
  * turn, and times every variant of every function of real.c in each:
  *
  *  - NAME:CLASS=HEX,... the first bytes of every marker site of CLASS:
- *    "near" (8 bytes, a short jne, a probe block that a jmp rel8 from the
- *    slot reaches: <asm/marker.h>), "far" (any other), or a length ("8",
- *    "12"); the workbench gives the bytes arch/x86/kernel/marker.c writes;
+ *    "near" (7 bytes, a short jb, a probe block that a jmp rel8 from the
+ *    slot reaches: <asm/marker.h>), "far" (any other), or a length ("7",
+ *    "11"); the workbench gives the bytes arch/x86/kernel/marker.c writes;
  *  - NAME:on=STATE,tp=N: the markers of real.c on, with the probes and
  *    call target of STATE (setup.c), their sites as the kernel puts them
- *    (a near slot jumps to the probe block, a far immediate is 1), and
+ *    (a near slot jumps to the probe block, a far guard's immediate is
+ *    ff), and
  *    the tracepoint of real.c with N probes: its static key on, its
  *    static calls to its probe (N = 1) or its iterator.
  *
@@ -357,13 +358,13 @@ static int parse_state(const char *arg, struct site_state *st)
 	return 0;
 }
 
-/* Where the jne of a site goes, as <asm/marker.h> lays a site out. */
+/* Where the jb of a site goes, as <asm/marker.h> lays a site out. */
 static uint8_t *site_block(const uint8_t *code, unsigned int len)
 {
-	if (len == 8 && code[6] == 0x75)
-		return (uint8_t *)code + 8 + (int8_t)code[7];
-	if (len == 12 && code[6] == 0x0f && code[7] == 0x85)
-		return (uint8_t *)code + 12 + *(int32_t *)(code + 8);
+	if (len == 7 && code[5] == 0x72)
+		return (uint8_t *)code + 7 + (int8_t)code[6];
+	if (len == 11 && code[5] == 0x0f && code[6] == 0x82)
+		return (uint8_t *)code + 11 + *(int32_t *)(code + 7);
 	return NULL;
 }
 
@@ -372,7 +373,7 @@ static bool site_near(const uint8_t *code, unsigned int len)
 	uint8_t *block = site_block(code, len);
 	long d = block - (code + 2);
 
-	return block && len == 8 && d >= -128 && d <= 127;
+	return block && len == 7 && d >= -128 && d <= 127;
 }
 
 /* The name of a marker: the first field of struct marker. */
@@ -393,7 +394,7 @@ static void marker_entry_on(const struct site_entry *e, const struct wb_on *on)
 	} else if (site_near(code, e->len)) {
 		write_jump(code, 2, site_block(code, e->len));
 	} else {
-		code[3] = 1;
+		code[4] = 0xff;
 	}
 }
 

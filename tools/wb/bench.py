@@ -493,9 +493,9 @@ MACRO_SECTIONS = ('.text', '.rodata', '.data', '__markers', '__markers_strings',
 
 
 # Guest instructions a far marker site runs off beyond a tracepoint's one
-# NOP: its slot (a 2-byte NOP), mov, test and jne against the NOP of 5
-# bytes. A near site runs one long NOP, as the tracepoint.
-MACRO_FAR_EXTRA = 3
+# NOP: its slot (a 2-byte NOP), guard and jb against the NOP of 5 bytes. A
+# near site runs one long NOP, as the tracepoint.
+MACRO_FAR_EXTRA = 2
 
 
 def _variant(build: Build) -> str:

@@ -33,8 +33,8 @@ class SiteShape:
 
 
 SITE_SHAPES = {
-	'x86_64': SiteShape(re.compile(r'66 90 b4 00 84 e4 (75 ..|0f 85 .. .. .. ..)'),
-			    ('66 90', 'b4 00', '84 e4'), ('75', '0f'), '66 90 / b4 00 / 84 e4 / jne'),
+	'x86_64': SiteShape(re.compile(r'66 90 83 fc 00 (72 ..|0f 82 .. .. .. ..)'),
+			    ('66 90', '83 fc 00'), ('72', '0f 82'), '66 90 / 83 fc 00 / jb'),
 	'arm64': SiteShape(re.compile(r'1f 20 03 d5 10 00 80 52 .. .. .. 35'),
 			   ('d503201f', '52800010'), ('35',), 'nop / movz w16 / cbnz w16'),
 }

@@ -87,14 +87,14 @@ CALLS = 1000
 # The states of marker sites the rows are timed in, as the harness takes
 # them (NAME:CLASS=BYTES, see harness.c): the bytes arch/x86/kernel/marker.c
 # writes, which the KUnit case markers.marker_site_layout checks in the
-# kernel. "off" is the series' off state: a near site (a short jne whose
-# probe block a jmp rel8 from the slot reaches) is one 8-byte NOP, a far
+# kernel. "off" is the series' off state: a near site (a short jb whose
+# probe block a jmp rel8 from the slot reaches) is one 7-byte NOP, a far
 # one runs its pattern, not taken. The others are the candidates it was
 # chosen from: "pattern", every site as built (a 2-byte NOP, then the
 # pattern, not taken), and "v3_off", the off state of v3: a jump over the
 # pattern.
-SITE_STATES = (('off', 'near=0f1f'), ('pattern', '8=6690,12=6690'),
-	       ('v3_off', '8=eb06,12=eb0a'))
+SITE_STATES = (('off', 'near=0f1f'), ('pattern', '7=6690,11=6690'),
+	       ('v3_off', '7=eb05,11=eb09'))
 # The states of the enabled rows (harness.c, setup.c): the markers of
 # real.c with empty probes, their recorded calls at each target the
 # registry uses, and the tracepoint of real.c with as many empty probes

@@ -4,9 +4,10 @@
 
 /*
  * Kernel markers: instrumentation sites left in production kernels. A
- * disabled marker costs what a disabled static branch costs (one NOP on
- * x86-64); a tracer switches it on at run time by connecting a probe,
- * which patches the site live. See Documentation/markers.txt.
+ * disabled marker costs about what a disabled static branch costs (on
+ * x86-64 one NOP at a near site, a NOP, a compare and a branch not taken
+ * at a far one); a tracer switches it on at run time by connecting a
+ * probe, which patches the site live. See Documentation/markers.txt.
  *
  *	MARK(sched_wakeup, "pid %d prio %d", p->pid, p->prio);
  *
@@ -21,22 +22,24 @@
  * the compiler knows every edge (see <asm/marker.h>):
  *
  *	slot:	66 90			2-byte NOP as built
- *	mov:	b4 00 / b4 01		movb $0/$1, %ah: the immediate, 1 when on
- *	test:	84 e4			testb %ah, %ah
- *	jne:	75 <rel8>		or 0f 85 <rel32>: the out-of-line probe block
+ *	guard:	83 fc 00 / 83 fc ff	cmpl $0/$-1, %esp: the immediate, ff when on
+ *	jb:	72 <rel8>		or 0f 82 <rel32>: the out-of-line probe block
  *
- * As built the site is correct but not yet in its state: it runs the
+ * The guard sets the carry flag only when its immediate is ff: %esp is
+ * never below 0, and always below 0xffffffff (the stack is aligned). It
+ * reads no register but %esp, and writes none: the site clobbers the flags
+ * only. As built the site is correct but not yet in its state: it runs the
  * pattern with the immediate 0. marker_init() rewrites every kernel site at
  * boot, and the module notifier every module site before it runs. A near
- * site (a short jne whose probe block a jmp rel8 from the slot reaches)
+ * site (a short jb whose probe block a jmp rel8 from the slot reaches)
  * only ever has its slot written; a far site only its immediate:
  *
- *	near, off:	0f 1f b4 00 84 e4 75 xx	one NOP, "nopl disp32(,)"
+ *	near, off:	0f 1f 83 fc 00 72 xx	one NOP, "nopl disp32(%rbx)" (0F 1F /0)
  *	near, on:	eb <rel8> ...			straight to the probe block
- *	far, off:	66 90 b4 00 84 e4 ...		the pattern, not taken
- *	far, on:	66 90 b4 01 84 e4 ...		the pattern, taken
+ *	far, off:	66 90 83 fc 00 0f 82 ...	the pattern, not taken
+ *	far, on:	66 90 83 fc ff 0f 82 ...	the pattern, taken
  *
- * kprobes may not touch any byte from the slot to the end of jne.
+ * kprobes may not touch any byte from the slot to the end of jb.
  *
  * The probe block of a site calls marker_probe_iterate(), and records the
  * call, which goes straight to the marker's probe while it has exactly one
@@ -162,7 +165,7 @@ struct marker_probes {
  * @probes: what its sites call, published under RCU; NULL while off
  * @entry: private to the markers core (kernel/marker*.c)
  * @enabled: 1 while the sites are on: what patched sites hold as the
- *	immediate of their mov where they read one (see <asm/marker.h>),
+ *	immediate of their guard where they read one (see <asm/marker.h>),
  *	what the sites of _MARK() load; only the markers core changes it
  * @nr_args: the number of arguments its sites pass
  * @planned: private to the markers core: set while the switch being

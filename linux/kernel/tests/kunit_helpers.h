@@ -132,7 +132,7 @@ struct kunit_runs {
 #include <asm/text_poke_bp.h>
 
 /*
- * The points a switch writes per marker site (its slot, or its mov: see
+ * The points a switch writes per marker site (its slot, or its guard: see
  * arch/x86/kernel/marker.c), and the sync rounds per batch.
  */
 #define KUNIT_MARKER_SITE_POINTS	1

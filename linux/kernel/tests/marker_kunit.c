@@ -1084,7 +1084,7 @@ static void marker_test_init_only_listed(struct kunit *test, bool site_live)
 
 /*
  * The points that switching the only probe of @name on or off writes, with
- * @sites live sites: the slot (and on x86-64 the mov) of each, and each live
+ * @sites live sites: the slot (or on x86-64 the guard) of each, and each live
  * call, which goes straight to the probe or to marker_probe_va_one().
  */
 static unsigned long marker_test_switch_points(const char *name, unsigned int sites)
@@ -1137,7 +1137,7 @@ static void marker_init_text_sites(struct kunit *test)
 			init_text || !patched ? 2 : 1);
 
 	/*
-	 * A switch writes the slot (and on x86-64 the mov) of each live site,
+	 * A switch writes the slot (or on x86-64 the guard) of each live site,
 	 * and points its call at marker_probe_va_one(), or back.
 	 */
 	poked = kunit_poke_counts().sites;
@@ -1547,9 +1547,21 @@ static void marker_module_init_fast_nomem(struct kunit *test)
 
 /* --- concurrency ---------------------------------------------------------- */
 
+/*
+ * The sites the stress cases fire: a near one and a far one, whose probe
+ * block lies past the NOPs after it, beyond a jb rel8 on x86-64: every
+ * switch there writes the slot of the one and the guard of the other,
+ * which CPUs that meet its INT3 skip to the block or to the site's end.
+ */
 static noinline void marker_test_fire_race(void)
 {
 	MARK(marker_test_race, MARK_NOARGS);
+}
+
+static noinline void marker_test_fire_race_far(void)
+{
+	MARK(marker_test_race, MARK_NOARGS);
+	asm volatile(".rept 160\n\tnop\n\t.endr");
 }
 
 #define MARKER_FIRERS		3
@@ -1587,6 +1599,7 @@ static int marker_firer_fn(void *data)
 
 	while (!kthread_should_stop()) {
 		marker_test_fire_race();
+		marker_test_fire_race_far();
 		WRITE_ONCE(*fires, *fires + 1);
 		/* Lets a single-threaded emulator switch to the other vCPUs. */
 		cpu_relax();
@@ -1979,13 +1992,15 @@ static void marker_probe_module_unload(struct kunit *test)
 
 #ifdef CONFIG_IMMEDIATE		/* x86-64 */
 
-#define MARKER_MOV_AH		0xb4
+#define MARKER_GUARD_OPCODE	0x83	/* cmpl $imm8, %esp */
+#define MARKER_GUARD_MODRM	0xfc
+#define MARKER_GUARD_IMM	4	/* where the guard's immediate is */
 
 /*
  * A site's bytes, as <linux/marker.h> documents them. A near site (a short
- * jne, a probe block in reach of a jmp rel8 from the slot) only ever has
- * its slot written, a far one only its immediate (@switched: the first
- * byte a switch writes).
+ * jb, a probe block in reach of a jmp rel8 from the slot) only ever has
+ * its slot written, a far one only its guard's immediate (@switched: the
+ * first byte a switch writes).
  */
 struct marker_test_site {
 	u8 *code;
@@ -2001,32 +2016,31 @@ static void marker_test_decode_site(struct kunit *test, u8 *code,
 	long rel;
 
 	site->code = code;
-	KUNIT_ASSERT_EQ(test, code[2], MARKER_MOV_AH);
-	KUNIT_ASSERT_EQ(test, code[4], 0x84);
-	KUNIT_ASSERT_EQ(test, code[5], 0xe4);
-	if (code[6] == 0x75) {
-		site->size = 8;
-		site->probe_block = code + 8 + (s8)code[7];
+	KUNIT_ASSERT_EQ(test, code[2], MARKER_GUARD_OPCODE);
+	KUNIT_ASSERT_EQ(test, code[3], MARKER_GUARD_MODRM);
+	if (code[5] == 0x72) {
+		site->size = 7;
+		site->probe_block = code + 7 + (s8)code[6];
 	} else {
-		KUNIT_ASSERT_EQ(test, code[6], 0x0f);
-		KUNIT_ASSERT_EQ(test, code[7], 0x85);
-		site->size = 12;
-		site->probe_block = code + 12 + *(s32 *)(code + 8);
+		KUNIT_ASSERT_EQ(test, code[5], 0x0f);
+		KUNIT_ASSERT_EQ(test, code[6], 0x82);
+		site->size = 11;
+		site->probe_block = code + 11 + *(s32 *)(code + 7);
 	}
 	rel = site->probe_block - (code + 2);
-	site->near = site->size == 8 && rel >= S8_MIN && rel <= S8_MAX;
+	site->near = site->size == 7 && rel >= S8_MIN && rel <= S8_MAX;
 	site->switched = site->near ? code : code + 2;
 }
 
-/* Off: a near site is one 8-byte NOP; a far one runs its pattern, not taken. */
+/* Off: a near site is one 7-byte NOP; a far one runs its pattern, not taken. */
 static void marker_test_expect_off(struct kunit *test, const struct marker_test_site *site)
 {
 	KUNIT_EXPECT_EQ(test, site->code[0], site->near ? 0x0f : 0x66);
 	KUNIT_EXPECT_EQ(test, site->code[1], site->near ? 0x1f : 0x90);
-	KUNIT_EXPECT_EQ(test, site->code[3], 0);
+	KUNIT_EXPECT_EQ(test, site->code[MARKER_GUARD_IMM], 0);
 }
 
-/* On: a near site jumps to its probe block; a far one takes its jne. */
+/* On: a near site jumps to its probe block; a far one takes its jb. */
 static void marker_test_expect_on(struct kunit *test, const struct marker_test_site *site)
 {
 	if (site->near) {
@@ -2037,11 +2051,11 @@ static void marker_test_expect_on(struct kunit *test, const struct marker_test_s
 		KUNIT_EXPECT_EQ(test, site->code[0], 0x66);
 		KUNIT_EXPECT_EQ(test, site->code[1], 0x90);
 	}
-	KUNIT_EXPECT_EQ(test, site->code[3], !site->near);
+	KUNIT_EXPECT_EQ(test, site->code[MARKER_GUARD_IMM], site->near ? 0 : 0xff);
 }
 
 /* Where each instruction of a site starts. */
-static const unsigned int marker_test_insn_offsets[] = { 0, 2, 4, 6 };
+static const unsigned int marker_test_insn_offsets[] = { 0, 2, 5 };
 
 /* The instruction right before @code, decoding @fn from its start. */
 static void *marker_test_insn_before(struct kunit *test, void *fn, void *code)
@@ -2062,7 +2076,7 @@ static void *marker_test_insn_before(struct kunit *test, void *fn, void *code)
 
 /*
  * Puts a breakpoint on the instruction of @site that a switch writes (its
- * slot or its mov), or (@slot) what it held.
+ * slot or its guard), or (@slot) what it held.
  */
 static void marker_test_break_slot(struct marker_test_site *site, bool set, u32 *slot)
 {
@@ -2206,6 +2220,14 @@ static void marker_test_far_layout(struct kunit *test)
 	}
 	KUNIT_ASSERT_LT_MSG(test, i, min(n, 1024U), "no far site to check");
 	marker_test_layout(test, "marker_test_many", &site);
+
+	/* The stress cases fire a near and a far site of marker_test_race. */
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_race", code, 2), 2);
+	for (i = 0, far = 0; i < 2; i++) {
+		marker_test_decode_site(test, code[i], &site);
+		far += !site.near;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, far, 1, "marker_test_race: %u far sites of 2", far);
 }
 #else
 static void marker_test_expect_near(struct kunit *test, const struct marker_test_site *site)
@@ -2235,13 +2257,13 @@ static void marker_site_layout(struct kunit *test)
 
 #ifdef CONFIG_IMMEDIATE
 
-/* The bytes of a site that a switch may write: its jump slot and its mov. */
-#define MARKER_SWITCHED_BYTES	4
+/* The bytes of a site that a switch may write: its jump slot and its guard. */
+#define MARKER_SWITCHED_BYTES	5
 
 /*
  * The rounds of the batch that takes @site from @from to @to: an int3 on
- * the one instruction a switch writes (the slot of a near site, the mov of
- * a far one) in front of the old bytes, then of the new ones, then the
+ * the one instruction a switch writes (the slot of a near site, the guard
+ * of a far one) in front of the old bytes, then of the new ones, then the
  * new site.
  */
 static void marker_test_switch_rounds(const struct marker_test_site *site,
@@ -2981,7 +3003,7 @@ static int marker_test_cmp_ulong(const void *a, const void *b)
 
 /*
  * The pages that hold the patch points of @name's @nr sites (a jump slot
- * and the mov after it, each from its first byte to its last) and of their
+ * and the guard after it, each from its first byte to its last) and of their
  * recorded calls.
  */
 static unsigned int marker_test_patched_pages(struct kunit *test, const char *name,
@@ -3000,7 +3022,7 @@ static unsigned int marker_test_patched_pages(struct kunit *test, const char *na
 	KUNIT_ASSERT_GE(test, calls, 0);
 	for (i = 0; i < nr; i++) {
 		pages[n++] = (unsigned long)code[i] >> PAGE_SHIFT;
-		pages[n++] = ((unsigned long)code[i] + JMP8_INSN_SIZE + 1) >> PAGE_SHIFT;
+		pages[n++] = ((unsigned long)code[i] + JMP8_INSN_SIZE + 2) >> PAGE_SHIFT;
 	}
 	for (i = 0; i < calls; i++) {
 		pages[n++] = (unsigned long)code[nr + i] >> PAGE_SHIFT;
@@ -3030,7 +3052,7 @@ static void marker_test_expect_mappings(struct kunit *test, const char *name,
 
 /*
  * All 1024 sites of a marker switch in one batch of the patcher: three
- * sync rounds on x86-64, one on arm64, and the slot (and mov) and call of
+ * sync rounds on x86-64, one on arm64, and the slot (or guard) and call of
  * each site written once. On arm64 the round comes after every write of the batch:
  * no instruction is written after it began. GCC may copy a site into the
  * probe block before it (arm64 does, for most of them): then there are

@@ -21,9 +21,9 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/text-patching.h>
 
 #include <asm/insn.h>
-#include <asm/text-patching.h>
 
 /* A site: slot, movz, cbnz. */
 #define MARKER_SITE_LEN		(3 * AARCH64_INSN_SIZE)

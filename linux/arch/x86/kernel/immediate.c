@@ -69,6 +69,7 @@ static void imv_poke_init(struct poke_site *site, const struct site_entry *e,
 
 	site->addr = insn;
 	site->len = e->len;
+	site->outcome = NULL;
 	memcpy(site->old, insn, opcode_len);
 	memcpy(site->old + opcode_len, &from, e->size);
 	memcpy(site->new, insn, opcode_len);

@@ -4,21 +4,22 @@
  * <linux/marker.h>) and of the recorded calls of probe blocks. The policy
  * lives in kernel/marker_switch.c.
  *
- * A site is "near" when its jne is short and a jmp rel8 from its slot
+ * A site is "near" when its jb is short and a jmp rel8 from its slot
  * reaches the probe block: then only its slot is ever written, and its
- * immediate stays 0. Off, the slot is 0f 1f, which makes the whole site one
- * 8-byte NOP (see <asm/marker.h>); on, it jumps to the probe block. Every
- * other site is "far": only its immediate is ever written, its slot stays
- * the NOP it was built with, and off it runs its pattern, not taken.
+ * guard's immediate stays 0. Off, the slot is 0f 1f, which makes the whole
+ * site one 7-byte NOP (see <asm/marker.h>); on, it jumps to the probe
+ * block. Every other site is "far": only its guard's immediate is ever
+ * written (0, never below %esp, off; 0xff, always, on), its slot stays the
+ * NOP it was built with, and off it runs its pattern, not taken.
  *
  * That split is what makes each switch safe while other CPUs run the site.
  * A CPU may sit between any two instructions of the pattern as built (a
  * task preempted there), so those bytes must always decode as they were
  * built from each of their boundaries; they do, as only the slot or the
  * immediate changes. A CPU entering the site at its slot must never find
- * 0f 1f in front of an INT3 on the mov (that would read as a 3-byte NOP,
- * and run the immediate as code): hence no site both holds 0f 1f and has
- * its immediate written.
+ * 0f 1f in front of an INT3 on the guard (that would read as a 3-byte NOP,
+ * and run the guard's ModRM byte as code): hence no site both holds 0f 1f
+ * and has its immediate written.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -28,40 +29,44 @@
 #include <linux/memory.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/text-patching.h>
 #include <linux/unaligned.h>
 
 #include <asm/alternative.h>
 #include <asm/sections.h>
-#include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
 #define MARKER_SLOT_LEN		2	/* the jump slot */
-#define MARKER_MOV_LEN		2	/* movb $imm, %ah */
-#define MARKER_NEAR_LEN		8	/* slot, mov, test, jne rel8 */
-#define MARKER_FAR_LEN		12	/* slot, mov, test, jne rel32 */
-#define MOV_AH_OPCODE		0xb4
-#define JNE8_OPCODE		0x75
+#define MARKER_GUARD_LEN	3	/* cmpl $imm8, %esp */
+#define MARKER_NEAR_LEN		7	/* slot, guard, jb rel8 */
+#define MARKER_FAR_LEN		11	/* slot, guard, jb rel32 */
+#define GUARD_OPCODE		0x83
+#define GUARD_MODRM		0xfc
+#define GUARD_OFF		0x00	/* %esp is never below 0 */
+#define GUARD_ON		0xff	/* and always below 0xffffffff */
+#define JB8_OPCODE		0x72
+#define JB32_OPCODE		0x82	/* after 0x0f */
 
 /* Switches of at most this many sites and calls need no allocation. */
 #define MARKER_STACK_POKES	8
 
 /*
- * Where a site's jne goes. Only the slot and the immediate are ever
- * rewritten, so the jne is read as built; its length was recorded with
- * the site.
+ * Where a site's jb goes. Only the slot and the guard's immediate are ever
+ * rewritten, so the jb is read as built; its length was recorded with the
+ * site.
  */
 static int marker_probe_block(const struct site_entry *site, u8 **block)
 {
 	u8 *code = site_entry_code(site);
 	u8 *end = code + site->len;
 
-	if (code[MARKER_SLOT_LEN] != MOV_AH_OPCODE)
+	if (code[MARKER_SLOT_LEN] != GUARD_OPCODE || code[MARKER_SLOT_LEN + 1] != GUARD_MODRM)
 		goto bad;
-	if (site->len == MARKER_NEAR_LEN && end[-2] == JNE8_OPCODE) {
+	if (site->len == MARKER_NEAR_LEN && end[-2] == JB8_OPCODE) {
 		*block = end + (s8)end[-1];
 		return 0;
 	}
-	if (site->len == MARKER_FAR_LEN && end[-6] == 0x0f && end[-5] == 0x85) {
+	if (site->len == MARKER_FAR_LEN && end[-6] == 0x0f && end[-5] == JB32_OPCODE) {
 		*block = end + get_unaligned((s32 *)(end - 4));
 		return 0;
 	}
@@ -83,8 +88,9 @@ static bool marker_near(const struct site_entry *site, const u8 *block, s8 *rel)
 
 /*
  * The instruction of @site that a switch from @from to @to rewrites, in
- * @poke: the slot of a near site, the mov of a far one. False when the
- * two states have the same bytes (a far site, built and off).
+ * @poke: the slot of a near site, the guard of a far one, which a CPU
+ * meeting it mid-switch skips to the block (on) or to the site's end. False
+ * when the two states have the same bytes (a far site, built and off).
  */
 static bool marker_site_poke(const struct site_entry *site, u8 *block,
 			     enum marker_site_state from, enum marker_site_state to,
@@ -104,15 +110,18 @@ static bool marker_site_poke(const struct site_entry *site, u8 *block,
 		if (was_on == on)
 			return false;
 		poke->addr = code + MARKER_SLOT_LEN;
-		poke->len = MARKER_MOV_LEN;
-		poke->old[0] = MOV_AH_OPCODE;
-		poke->old[1] = was_on;
-		poke->new[0] = MOV_AH_OPCODE;
-		poke->new[1] = on;
+		poke->len = MARKER_GUARD_LEN;
+		poke->old[0] = GUARD_OPCODE;
+		poke->old[1] = GUARD_MODRM;
+		poke->old[2] = was_on ? GUARD_ON : GUARD_OFF;
+		memcpy(poke->new, poke->old, MARKER_GUARD_LEN - 1);
+		poke->new[2] = on ? GUARD_ON : GUARD_OFF;
+		poke->outcome = on ? block : code + site->len;
 		return true;
 	}
 	poke->addr = code;
 	poke->len = MARKER_SLOT_LEN;
+	poke->outcome = NULL;
 	memcpy(poke->old, near[from], MARKER_SLOT_LEN);
 	memcpy(poke->new, near[to], MARKER_SLOT_LEN);
 	if (from == MARKER_SITE_ON)
@@ -170,6 +179,7 @@ static int marker_call_poke(const struct marker_call_change *change,
 
 	poke->addr = insn;
 	poke->len = MARKER_CALL_LEN;
+	poke->outcome = NULL;
 	marker_call_bytes(insn, change->from, poke->old);
 	marker_call_bytes(insn, change->to, poke->new);
 	if (!memcmp(insn, poke->old, MARKER_CALL_LEN))

@@ -3,14 +3,16 @@
  * Batched rewriting of instruction sites on a live SMP kernel, without
  * stop_machine(): the int3 bypass.
  *
- * Immediate values and markers change three kinds of small instructions
+ * Immediate values and markers change four kinds of small instructions
  * while other CPUs run them: the immediate of "mov $imm, %reg", the 2-byte
- * jump slot in front of a marker and the call of a marker's probe block.
- * poke_sites_apply() rewrites a whole batch of them with three rounds of
- * core serialization, whatever the batch size.
+ * jump slot in front of a marker, the immediate of a marker's guard and
+ * the call of a marker's probe block. poke_sites_apply() rewrites a whole
+ * batch of them with three rounds of core serialization, whatever the
+ * batch size.
  *
  * The rewriting is a batch of the int3 patcher, whose int3 handler emulates
- * "mov $imm, %reg" besides jumps and calls; this file checks a batch before
+ * "mov $imm, %reg" besides jumps and calls, and a guard as a jump to its
+ * outcome; this file checks a batch before
  * anything is written (the shapes, the text, breakpoints of other tools,
  * overlaps), sorts it, and counts the batches and sites, for the tests and
  * the benchmark.
@@ -24,8 +26,9 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/text-patching.h>
+#include <linux/unaligned.h>
 
-#include <asm/text-patching.h>
 #include <asm/text_poke_bp.h>
 
 static_assert(POKE_SITE_MAX_LEN <= TEXT_POKE_MAX_LEN);
@@ -35,6 +38,7 @@ enum poke_kind {
 	POKE_MOV = 1,		/* mov $imm, %reg */
 	POKE_JUMP_SLOT,		/* jmp rel8, or the 2-byte NOP */
 	POKE_CALL,		/* call rel32 */
+	POKE_GUARD,		/* cmpl $imm8, %esp */
 };
 
 #define NOP2_INSN_BYTE0		0x66
@@ -44,6 +48,9 @@ enum poke_kind {
 #define OPSIZE_PREFIX		0x66
 #define MOV_IMM8_OPCODE		0xb0	/* b0+r ib */
 #define MOV_IMM_OPCODE		0xb8	/* b8+r iw/id/io */
+#define CMP_IMM8_OPCODE		0x83	/* 83 /7 ib */
+#define CMP_ESP_MODRM		0xfc	/* mod 11, reg 7 (cmp), r/m 4 (%esp) */
+#define GUARD_LEN		3
 #define REX_W			0x08
 #define REX_B			0x01
 #define REG_SP			4
@@ -132,10 +139,17 @@ static bool poke_decode_call(const u8 *insn, unsigned int len, struct poke_shape
 	return len == CALL_INSN_SIZE && insn[0] == CALL_INSN_OPCODE;
 }
 
+/* Decodes "cmpl $imm8, %esp". */
+static bool poke_decode_guard(const u8 *insn, unsigned int len, struct poke_shape *shape)
+{
+	shape->kind = POKE_GUARD;
+	return len == GUARD_LEN && insn[0] == CMP_IMM8_OPCODE && insn[1] == CMP_ESP_MODRM;
+}
+
 static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
 	return poke_decode_jump_slot(insn, len, shape) || poke_decode_mov(insn, len, shape) ||
-	       poke_decode_call(insn, len, shape);
+	       poke_decode_call(insn, len, shape) || poke_decode_guard(insn, len, shape);
 }
 
 /*
@@ -143,10 +157,18 @@ static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *sha
  * same kind (for "mov", the same prefixes and opcode, so the same register
  * and size: only the immediate differs), and sets up @tp, the entry of
  * the int3 patcher's batch that rewrites it.
+ *
+ * A CPU that meets the INT3 on a guard is sent to the guard's @outcome,
+ * as a "jmp rel32" from the guard would send it: the int3 handler takes a
+ * jump's displacement from the end of the rewritten instruction, whatever
+ * the length of the jump it is given to emulate. The flags the guard sets
+ * are the branch's only input, so skipping both is running them.
  */
 static int poke_site_loc(struct smp_text_poke_loc *tp, const struct poke_site *site)
 {
+	u8 jump[JMP32_INSN_SIZE];
 	struct poke_shape old, new;
+	long rel;
 
 	if (!poke_decode(site->old, site->len, &old) ||
 	    !poke_decode(site->new, site->len, &new) ||
@@ -157,6 +179,15 @@ static int poke_site_loc(struct smp_text_poke_loc *tp, const struct poke_site *s
 		    memcmp(site->old, site->new, new.opcode_len))
 			return -EINVAL;
 		return smp_text_poke_loc_init_mov(tp, site->addr, site->new, site->len);
+	}
+	if (new.kind == POKE_GUARD) {
+		rel = (long)site->outcome - (long)(site->addr + site->len);
+		if (!site->outcome || rel != (s32)rel)
+			return -EINVAL;
+		jump[0] = JMP32_INSN_OPCODE;
+		put_unaligned((s32)rel, (s32 *)(jump + 1));
+		smp_text_poke_loc_init(tp, site->addr, site->new, site->len, jump);
+		return 0;
 	}
 	/*
 	 * A slot that becomes the head of a long NOP runs, while it is

@@ -28,15 +28,19 @@ struct marker;
 /*
  * The whole pattern is one asm goto: its only exits are its end and
  * %l[l_on], so whatever the jump slot is patched to, control only takes
- * edges the compiler knows about. "eax" and "cc" are clobbered on both. The
- * slot is built as a 2-byte NOP (objtool sees no unreachable code) and
- * rewritten before the site runs (see <linux/marker.h> for the states).
+ * edges the compiler knows about. Only "cc" is clobbered. The slot is
+ * built as a 2-byte NOP (objtool sees no unreachable code) and rewritten
+ * before the site runs (see <linux/marker.h> for the states).
  *
- * The immediate goes to %ah on purpose: "movb $imm8, %ah" is b4 ib, and
- * 0xb4 read as a ModRM byte (mod 10, r/m 100) takes a SIB byte and a
- * 32-bit displacement. So with 0f 1f in the slot, the 8 bytes of a site
- * whose jne is short are one instruction, "nopl disp32(base,index)",
- * whatever its immediate and the jne's displacement: a site that is off
+ * The guard is "cmpl $imm8, %esp" (83 fc ib), whose carry only the
+ * immediate decides: with 0, %esp is never below it; with 0xff, which the
+ * CPU sign-extends to 0xffffffff, it always is, since the kernel's %rsp is
+ * at least 8-byte aligned. So "jb" is taken exactly when the immediate is
+ * 0xff, and no register is loaded. 0x83 read as a ModRM byte (mod 10, reg
+ * 000, r/m 011) takes a 32-bit displacement: with 0f 1f in the slot, the 7
+ * bytes of a site whose jb is short are one "nopl disp32(%rbx)", the
+ * 0F 1F /0 that the SDM and the APM document as the multi-byte NOP,
+ * whatever its immediate and the jb's displacement: a site that is off
  * runs one NOP, as a static branch that is off does.
  *
  * One record, in __marker_sites: the slot, and the length of the whole
@@ -50,13 +54,12 @@ static __always_inline bool arch_marker_site(struct marker *marker)
 {
 	asm goto(ANNOTATE_NOENDBR "\n\t"
 		 "1:	.byte 0x66, 0x90\n\t"
-		 "	movb $0, %%ah\n\t"
-		 "	testb %%ah, %%ah\n\t"
-		 "	jne %l[l_on]\n\t"
+		 "	cmpl $0, %%esp\n\t"
+		 "	jb %l[l_on]\n\t"
 		 "2:\n\t"
 		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "2b - 1b",
 				__stringify(MARKER_ENTRY_SITE))
-		 : : "i" (marker) : "eax", "cc" : l_on);
+		 : : "i" (marker) : "cc" : l_on);
 	return false;
 l_on:
 	return true;

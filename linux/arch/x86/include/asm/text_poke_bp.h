@@ -13,20 +13,25 @@
  * @len: its length; @old and @new are both @len bytes long
  * @old: the bytes expected at @addr
  * @new: the bytes to write
+ * @outcome: for a guard, where its branch sends a CPU under @new: a CPU
+ *	that meets the guard while it is rewritten jumps there
  *
  * A site is "mov $imm, %reg" (opcodes b0-bf, optional 0x66 and REX
  * prefixes; @old and @new differ only in the immediate), a 2-byte jump
  * slot ("jmp rel8", the 2-byte NOP "66 90", or "0f 1f", the head of a
  * long NOP whose other bytes are the instructions that follow, in any
- * combination) or a "call rel32". While a slot becomes "0f 1f", a CPU
- * that hits it goes on as from the 2-byte NOP: the instructions after it
- * must do what the long NOP does.
+ * combination), a "call rel32", or a guard: "cmpl $imm8, %esp" (83 fc ib,
+ * @old and @new differing in the immediate), whose flags only the
+ * conditional branch right after it reads. While a slot becomes "0f 1f",
+ * a CPU that hits it goes on as from the 2-byte NOP: the instructions
+ * after it must do what the long NOP does.
  */
 struct poke_site {
 	void *addr;
 	u8 len;
 	u8 old[POKE_SITE_MAX_LEN];
 	u8 new[POKE_SITE_MAX_LEN];
+	void *outcome;
 };
 
 /**
