@@ -12,10 +12,9 @@
  *
  * The rewriting is a batch of the int3 patcher, whose int3 handler emulates
  * "mov $imm, %reg" besides jumps and calls, and a guard as a jump to its
- * outcome; this file checks a batch before
- * anything is written (the shapes, the text, breakpoints of other tools,
- * overlaps), sorts it, and counts the batches and sites, for the tests and
- * the benchmark.
+ * outcome; this file checks a batch before anything is written (the
+ * shapes, the text, breakpoints of other tools, overlaps), sorts it, and
+ * counts the batches and sites, for the tests and the benchmark.
  */
 
 #define pr_fmt(fmt) "poke_sites: " fmt
