@@ -2195,6 +2195,19 @@ static void marker_test_expect_near(struct kunit *test, const struct marker_test
 	KUNIT_EXPECT_TRUE_MSG(test, site->near, "marker_test_basic's site is far");
 }
 
+/* How many of the @n sites at @code are far. */
+static unsigned int marker_test_far_sites(struct kunit *test, void **code, unsigned int n)
+{
+	struct marker_test_site site;
+	unsigned int i, far = 0;
+
+	for (i = 0; i < n; i++) {
+		marker_test_decode_site(test, code[i], &site);
+		far += !site.near;
+	}
+	return far;
+}
+
 /*
  * A far site of marker_test_many, whose 1024 copies make a function where
  * most probe blocks are out of reach of a jmp rel8 (x86-64).
@@ -2203,15 +2216,12 @@ static void marker_test_far_layout(struct kunit *test)
 {
 	void **code = kunit_kcalloc(test, 1024, sizeof(*code), GFP_KERNEL);
 	struct marker_test_site site;
-	unsigned int i, n, far = 0;
+	unsigned int i, n, far;
 
 	KUNIT_ASSERT_NOT_NULL(test, code);
 	n = marker_get_sites("marker_test_many", code, 1024);
 	KUNIT_ASSERT_GE(test, n, 1);
-	for (i = 0; i < min(n, 1024U); i++) {
-		marker_test_decode_site(test, code[i], &site);
-		far += !site.near;
-	}
+	far = marker_test_far_sites(test, code, min(n, 1024U));
 	kunit_info(test, "marker_test_many: %u far sites of %u\n", far, n);
 	for (i = 0; i < min(n, 1024U); i++) {
 		marker_test_decode_site(test, code[i], &site);
@@ -2223,10 +2233,7 @@ static void marker_test_far_layout(struct kunit *test)
 
 	/* The stress cases fire a near and a far site of marker_test_race. */
 	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_race", code, 2), 2);
-	for (i = 0, far = 0; i < 2; i++) {
-		marker_test_decode_site(test, code[i], &site);
-		far += !site.near;
-	}
+	far = marker_test_far_sites(test, code, 2);
 	KUNIT_EXPECT_EQ_MSG(test, far, 1, "marker_test_race: %u far sites of 2", far);
 }
 #else

@@ -37,11 +37,8 @@
 #include <asm/text_poke_bp.h>
 
 #define MARKER_SLOT_LEN		2	/* the jump slot */
-#define MARKER_GUARD_LEN	3	/* cmpl $imm8, %esp */
 #define MARKER_NEAR_LEN		7	/* slot, guard, jb rel8 */
 #define MARKER_FAR_LEN		11	/* slot, guard, jb rel32 */
-#define GUARD_OPCODE		0x83
-#define GUARD_MODRM		0xfc
 #define GUARD_OFF		0x00	/* %esp is never below 0 */
 #define GUARD_ON		0xff	/* and always below 0xffffffff */
 #define JB8_OPCODE		0x72
@@ -60,7 +57,8 @@ static int marker_probe_block(const struct site_entry *site, u8 **block)
 	u8 *code = site_entry_code(site);
 	u8 *end = code + site->len;
 
-	if (code[MARKER_SLOT_LEN] != GUARD_OPCODE || code[MARKER_SLOT_LEN + 1] != GUARD_MODRM)
+	if (code[MARKER_SLOT_LEN] != POKE_GUARD_OPCODE ||
+	    code[MARKER_SLOT_LEN + 1] != POKE_GUARD_MODRM)
 		goto bad;
 	if (site->len == MARKER_NEAR_LEN && end[-2] == JB8_OPCODE) {
 		*block = end + (s8)end[-1];
@@ -110,11 +108,11 @@ static bool marker_site_poke(const struct site_entry *site, u8 *block,
 		if (was_on == on)
 			return false;
 		poke->addr = code + MARKER_SLOT_LEN;
-		poke->len = MARKER_GUARD_LEN;
-		poke->old[0] = GUARD_OPCODE;
-		poke->old[1] = GUARD_MODRM;
+		poke->len = POKE_GUARD_LEN;
+		poke->old[0] = POKE_GUARD_OPCODE;
+		poke->old[1] = POKE_GUARD_MODRM;
 		poke->old[2] = was_on ? GUARD_ON : GUARD_OFF;
-		memcpy(poke->new, poke->old, MARKER_GUARD_LEN - 1);
+		memcpy(poke->new, poke->old, POKE_GUARD_LEN - 1);
 		poke->new[2] = on ? GUARD_ON : GUARD_OFF;
 		poke->outcome = on ? block : code + site->len;
 		return true;

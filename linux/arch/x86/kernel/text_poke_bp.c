@@ -47,9 +47,6 @@ enum poke_kind {
 #define OPSIZE_PREFIX		0x66
 #define MOV_IMM8_OPCODE		0xb0	/* b0+r ib */
 #define MOV_IMM_OPCODE		0xb8	/* b8+r iw/id/io */
-#define CMP_IMM8_OPCODE		0x83	/* 83 /7 ib */
-#define CMP_ESP_MODRM		0xfc	/* mod 11, reg 7 (cmp), r/m 4 (%esp) */
-#define GUARD_LEN		3
 #define REX_W			0x08
 #define REX_B			0x01
 #define REG_SP			4
@@ -142,7 +139,8 @@ static bool poke_decode_call(const u8 *insn, unsigned int len, struct poke_shape
 static bool poke_decode_guard(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
 	shape->kind = POKE_GUARD;
-	return len == GUARD_LEN && insn[0] == CMP_IMM8_OPCODE && insn[1] == CMP_ESP_MODRM;
+	return len == POKE_GUARD_LEN && insn[0] == POKE_GUARD_OPCODE &&
+	       insn[1] == POKE_GUARD_MODRM;
 }
 
 static bool poke_decode(const u8 *insn, unsigned int len, struct poke_shape *shape)

@@ -7,6 +7,11 @@
 /* The longest instruction a site may hold: movabs $imm64, %r64. */
 #define POKE_SITE_MAX_LEN	10
 
+/* A marker's guard, "cmpl $imm8, %esp": 83 /7 ib, ModRM mod 11, reg 7, r/m 4. */
+#define POKE_GUARD_OPCODE	0x83
+#define POKE_GUARD_MODRM	0xfc
+#define POKE_GUARD_LEN		3
+
 /**
  * struct poke_site - one instruction of a batch rewritten by poke_sites_apply()
  * @addr: first byte of the instruction
