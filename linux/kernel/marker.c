@@ -52,9 +52,32 @@ static void marker_module_entries(struct module *mod, struct site_entry **start,
 				  struct site_entry **stop);
 static void marker_orphans_attach(const char *name);
 
+#ifdef CONFIG_MARKER_SITES
+/*
+ * What a site reserves beyond its bytes, for kprobes: every range that
+ * starts before the entry of its probe block and reaches it. An optprobe's
+ * jump there would take the first bytes of the block, into which the
+ * site's branch goes, whatever the decoder of kprobes sees of that branch
+ * (a near site that is off hides it in one NOP). A probe at the entry
+ * itself, or a range that ends before it, leaves every target whole. The
+ * block is found from the site's branch, which no switch writes.
+ */
+static bool marker_entry_reserves(const struct site_entry *e, u8 *first, u8 *last)
+{
+	u8 *block;
+
+	if (marker_entry_is_call(e))
+		return false;
+	block = arch_marker_site_block(e);
+	return block && first < block && block <= last;
+}
+#else
+#define marker_entry_reserves	NULL
+#endif
+
 struct site_tables marker_tables =
 	SITE_TABLES_INIT(marker_tables, &markers_mutex, false, marker_module_entries,
-			 marker_alloc);
+			 marker_alloc, marker_entry_reserves);
 
 /**
  * marker_alloc() - allocate zeroed memory for the markers core
@@ -890,13 +913,17 @@ void notrace marker_probe_iterate_regs(void *data, void *call_private,
  * @end: last byte of the range
  *
  * Code that writes kernel text (kprobes) must leave marker sites alone,
- * from the jump slot to the end of the conditional branch. The sites are found by
- * address from the tables the kernel and modules carry, never from the
- * bytes at @start, which a switch may be rewriting; a module's sites are
- * reserved from the moment its text is, before it comes.
+ * from the jump slot to the end of the conditional branch, and the
+ * recorded calls of their probe blocks; nor may a range reach from before
+ * the entry of a site's probe block into it, as an optprobe's jump would.
+ * The sites are found by address from the tables the kernel and modules
+ * carry, never from the bytes at @start, which a switch may be rewriting;
+ * a module's sites are reserved from the moment its text is, before it
+ * comes.
  *
  * Context: any context where modules can be looked up; takes no lock.
- * Return: 1 if the range overlaps a patched site, 0 otherwise.
+ * Return: 1 if the range overlaps a patched site, a recorded call, or the
+ * entry of a probe block that it does not start at; 0 otherwise.
  */
 int marker_text_reserved(void *start, void *end)
 {

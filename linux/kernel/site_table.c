@@ -318,16 +318,32 @@ unsigned int site_tables_walk_key(struct site_tables *st, const struct site_tabl
 	return n;
 }
 
-static bool site_entries_overlap(const struct site_entry *start,
+/*
+ * Whether an entry of @mod (NULL: of the kernel) between @start and @stop
+ * reserves a byte of [@first, @last]: its own bytes, or what @st->reserves
+ * says of it while its text is there (core kernel text, or @mod's text,
+ * which the caller keeps from being freed).
+ */
+static bool site_entries_overlap(const struct site_tables *st, const struct module *mod,
+				 const struct site_entry *start,
 				 const struct site_entry *stop,
-				 void *first, void *last)
+				 u8 *first, u8 *last)
 {
 	const struct site_entry *e;
 
 	for (e = start; e < stop; e++) {
 		u8 *code = site_entry_code(e);
 
-		if (code && code <= (u8 *)last && code + e->len > (u8 *)first)
+		if (!code)
+			continue;
+		if (code <= last && code + e->len > first)
+			return true;
+		if (!st->reserves)
+			continue;
+		if (mod ? __module_text_address((unsigned long)code) != mod :
+			  !core_kernel_text((unsigned long)code))
+			continue;
+		if (st->reserves(e, first, last))
 			return true;
 	}
 	return false;
@@ -343,12 +359,13 @@ static bool site_entries_overlap(const struct site_entry *start,
  * by address and looks at the entries it carries, whether or not the owner
  * of @st has taken the object in yet (a module that comes) and whatever
  * the bytes of a site are at this moment (a site being switched). Init
- * text that is gone is no object's text: it is not reserved.
+ * text that is gone is no object's text: it is not reserved. Beyond its
+ * bytes, an entry reserves what @st->reserves says.
  *
  * Context: process context, or any context where modules can be looked up
  * (preemption off or RCU) but an interrupt: it may wait for a module's
  * table being sorted on another CPU; takes no lock.
- * Return: true if the range overlaps a site.
+ * Return: true if the range overlaps a site or what one reserves.
  */
 bool site_tables_reserved(struct site_tables *st, void *start, void *end)
 {
@@ -358,7 +375,8 @@ bool site_tables_reserved(struct site_tables *st, void *start, void *end)
 	unsigned int seq;
 
 	if (core_kernel_text((unsigned long)start))
-		return site_entries_overlap(st->core.start, st->core.stop, start, end);
+		return site_entries_overlap(st, NULL, st->core.start, st->core.stop,
+					    start, end);
 
 	preempt_disable();
 	mod = __module_text_address((unsigned long)start);
@@ -366,7 +384,7 @@ bool site_tables_reserved(struct site_tables *st, void *start, void *end)
 		st->module_entries(mod, &first, &stop);
 		do {
 			seq = read_seqcount_begin(&st->sorting);
-			ret = site_entries_overlap(first, stop, start, end);
+			ret = site_entries_overlap(st, mod, first, stop, start, end);
 		} while (read_seqcount_retry(&st->sorting, seq));
 	}
 	preempt_enable();

@@ -419,9 +419,10 @@ void marker_probe_triple(void *data, void *call_private, const struct marker *ma
  * has just made, and for kernel/marker_switch.c arch_marker_switch(): it
  * changes the immediate values @updates (the @enabled of markers), switches
  * the sites @changes and retargets the calls @calls, all in one batch, all
- * or nothing; and marker_probe_pair() and marker_probe_triple().
- *
- * Context: the caller holds cpus_read_lock().
+ * or nothing (the caller holds cpus_read_lock()); arch_marker_site_block(),
+ * the entry of a site's probe block, read from the site's branch (NULL if
+ * the site does not hold one), in any context where the site's text is
+ * there; and marker_probe_pair() and marker_probe_triple().
  */
 #ifdef CONFIG_MARKER_SITES
 #include <asm/marker.h>
@@ -430,6 +431,7 @@ void marker_probe_triple(void *data, void *call_private, const struct marker *ma
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		       const struct marker_site_change *changes, unsigned int nr_changes,
 		       const struct marker_call_change *calls, unsigned int nr_calls);
+void *arch_marker_site_block(const struct site_entry *site);
 #else
 #include <linux/immediate.h>
 #define __marker_site(marker)	__marker_plain_site(marker)

@@ -105,6 +105,9 @@ struct site_table {
  * @sorting: a table is being sorted in place (readers retry)
  * @module_entries: the entries a module carries for this owner
  * @alloc: allocates zeroed memory (the owner's, so tests can fail it)
+ * @reserves: whether an entry whose text is there reserves a range of text
+ *	that its bytes do not overlap (see site_tables_reserved()); NULL if
+ *	entries reserve their bytes only
  * @core: the kernel's table
  * @modules: the tables of modules; @lock for writers, RCU for readers
  */
@@ -115,17 +118,19 @@ struct site_tables {
 	void (*module_entries)(struct module *mod, struct site_entry **start,
 			       struct site_entry **stop);
 	void *(*alloc)(size_t size);
+	bool (*reserves)(const struct site_entry *e, u8 *first, u8 *last);
 	struct site_table core;
 	struct list_head modules;
 };
 
-#define SITE_TABLES_INIT(name, _lock, _sort, _module_entries, _alloc)	\
+#define SITE_TABLES_INIT(name, _lock, _sort, _module_entries, _alloc, _reserves) \
 	{								\
 		.lock = _lock,						\
 		.sort = _sort,						\
 		.sorting = SEQCNT_ZERO(name.sorting),			\
 		.module_entries = _module_entries,			\
 		.alloc = _alloc,					\
+		.reserves = _reserves,					\
 		.modules = LIST_HEAD_INIT(name.modules),		\
 	}
 

@@ -3911,6 +3911,201 @@ static void marker_optprobe_next_to_site(struct kunit *test)
 }
 #endif /* CONFIG_OPTPROBES && CONFIG_IMMEDIATE */
 
+/* A site whose probe block the compiler puts right after the return. */
+static noinline void marker_test_fire_block(int value)
+{
+	MARK(marker_test_block, "%d", value);
+}
+
+#ifdef CONFIG_X86_64
+/*
+ * The addresses a kprobe at the entry of a probe block is tried from: the
+ * instruction boundaries of @fn from 7 bytes (a near site's length) before
+ * @block up to @block, decoding @fn from its start; INT3 padding, which
+ * never runs, left out. Returns how many, in @addr.
+ */
+static unsigned int marker_test_block_probes(struct kunit *test, u8 *fn, u8 *block,
+					     u8 **addr, unsigned int max)
+{
+	unsigned int n = 0;
+	struct insn insn;
+	u8 *p;
+
+	for (p = fn; p <= block; p += insn.length) {
+		KUNIT_ASSERT_EQ_MSG(test, insn_decode_kernel(&insn, p), 0,
+				    "cannot decode %pS", p);
+		if (p < block - 7 || insn.opcode.bytes[0] == INT3_INSN_OPCODE)
+			continue;
+		KUNIT_ASSERT_LT(test, n, max);
+		addr[n++] = p;
+	}
+	KUNIT_ASSERT_GT(test, n, 0);
+	KUNIT_ASSERT_PTR_EQ_MSG(test, addr[n - 1], block,
+				"the probe block at %pS is no instruction boundary", block);
+	return n;
+}
+
+/*
+ * Whether a kprobe at @addr, as it stands, reaches from before @block into
+ * it: an optimized one (a jmp rel32) does from the 4 bytes before.
+ */
+static bool marker_test_kprobe_straddles(const u8 *addr, const u8 *block)
+{
+	return *addr == JMP32_INSN_OPCODE && addr < block &&
+	       addr + JMP32_INSN_SIZE > block;
+}
+
+/* Whether a kprobe at @addr runs once per call of the probe block at @block. */
+static bool marker_test_block_runs(const u8 *addr, const u8 *block)
+{
+	return addr == block;
+}
+#else
+/* The first instructions of the probe block at @block, up to its call. */
+static unsigned int marker_test_block_probes(struct kunit *test, u8 *fn, u8 *block,
+					     u8 **addr, unsigned int max)
+{
+	unsigned int n;
+
+	for (n = 0; n < max; n++) {
+		addr[n] = block + n * AARCH64_INSN_SIZE;
+		if (aarch64_insn_is_bl(marker_test_insn(addr[n])))
+			return n + 1;
+	}
+	return n;
+}
+
+/* arm64 has no optimized kprobes: a kprobe is one BRK. */
+static bool marker_test_kprobe_straddles(const u8 *addr, const u8 *block)
+{
+	return false;
+}
+
+/* Every instruction of a probe block up to its call runs once per call. */
+static bool marker_test_block_runs(const u8 *addr, const u8 *block)
+{
+	return !aarch64_insn_is_bl(marker_test_insn(addr));
+}
+#endif
+
+/*
+ * Whether @addr is a byte of @site or of the recorded call of its probe
+ * block, where kprobes are refused.
+ */
+static bool marker_test_block_site_byte(const struct marker_test_site *site, const u8 *addr)
+{
+	void *call;
+
+	if (addr >= site->code && addr < site->code + site->size)
+		return true;
+	return marker_get_calls("marker_test_block", &call, 1) == 1 &&
+	       addr >= (u8 *)call && addr < (u8 *)call + MARKER_CALL_LEN;
+}
+
+/*
+ * A kprobe at @addr, armed while the marker of @site is off (@on false) or
+ * on, then three calls of the site while it is on and one while it is off:
+ * each site call reaches the probe, an instruction of the block that runs
+ * hits the kprobe once per call on, and no kprobe, as it stands once the
+ * optimizer has run, reaches from before the block into it. A kprobe on
+ * the site or on the block's recorded call is refused (-EINVAL); any other
+ * is taken.
+ */
+static void marker_test_block_kprobe(struct kunit *test, const struct marker_test_site *site,
+				     u8 *addr, bool on)
+{
+	struct kprobe kp = { .addr = (void *)addr, .pre_handler = marker_test_kprobe_count };
+	const char *name = "marker_test_block";
+	u8 *block = site->probe_block;
+	bool straddles;
+	int ret;
+
+	atomic_set(&marker_test_kprobe_hits, 0);
+	atomic_set(&marker_test_p1.calls, 0);
+	if (on)
+		KUNIT_ASSERT_EQ(test, marker_probe_register(name, "%d", marker_test_count,
+							    &marker_test_p1), 0);
+	ret = register_kprobe(&kp);
+	if (ret) {
+		if (on)
+			marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+		KUNIT_EXPECT_EQ_MSG(test, ret, -EINVAL, "kprobe at %pS", addr);
+		KUNIT_EXPECT_TRUE_MSG(test, marker_test_block_site_byte(site, addr),
+				      "kprobe at %pS refused (%d)", addr, ret);
+		return;
+	}
+#ifdef CONFIG_OPTPROBES
+	wait_for_kprobe_optimizer();
+#endif
+	straddles = marker_test_kprobe_straddles(addr, block);
+	kunit_info(test, "kprobe at %pS (block %+ld), armed %s: %02x\n", addr,
+		   (long)(addr - block), on ? "on" : "off", *addr);
+	if (!on)
+		ret = marker_probe_register(name, "%d", marker_test_count, &marker_test_p1);
+	if (!ret && !straddles) {
+		marker_test_fire_block(1);
+		marker_test_fire_block(2);
+		marker_test_fire_block(3);
+		ret = marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+		marker_test_fire_block(4);
+	} else if (!ret) {
+		marker_probe_unregister(name, marker_test_count, &marker_test_p1);
+	}
+	unregister_kprobe(&kp);
+
+	KUNIT_EXPECT_FALSE_MSG(test, straddles,
+			       "the optprobe at %pS reaches into the probe block at %pS",
+			       addr, block);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&marker_test_p1.calls), straddles ? 0 : 3);
+	if (marker_test_block_runs(addr, block))
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&marker_test_kprobe_hits),
+				    straddles ? 0 : 3, "kprobe at %pS", addr);
+}
+
+/*
+ * Nothing may reach from before the entry of a site's probe block into it:
+ * the site's branch would land inside. A near site that is off is one NOP
+ * to the decoder of kprobes, which then cannot see that branch;
+ * marker_text_reserved() refuses every such range, whatever the site's
+ * state, and leaves the entry itself, and what ends before it, to kprobes.
+ * Then kprobes on the addresses before the entry and at it (x86-64: each
+ * instruction boundary from 7 bytes before; optimized where kprobes can),
+ * or on the block's first instructions (arm64: plain kprobes), armed with
+ * the marker off, then on.
+ */
+static void marker_block_entry_reserved(struct kunit *test)
+{
+	struct marker_test_site site;
+	unsigned int i, k, n;
+	u8 *addr[8], *block;
+	void *code;
+
+	KUNIT_ASSERT_EQ(test, marker_get_sites("marker_test_block", &code, 1), 1);
+	marker_test_decode_site(test, code, &site);
+#ifdef CONFIG_X86_64
+	KUNIT_ASSERT_TRUE_MSG(test, site.near, "the site at %pS is far", code);
+#endif
+	block = site.probe_block;
+	KUNIT_ASSERT_TRUE(test, block >= site.code + site.size || block + 8 <= site.code);
+
+	for (k = 1; k <= 4; k++)
+		KUNIT_EXPECT_EQ_MSG(test, marker_text_reserved(block - k, block + 4 - k), 1,
+				    "[%pS, %pS] reaches into the block", block - k,
+				    block + 4 - k);
+	KUNIT_EXPECT_EQ(test, marker_text_reserved(block - 1, block), 1);
+	KUNIT_EXPECT_EQ(test, marker_text_reserved(block, block), 0);
+	KUNIT_EXPECT_EQ(test, marker_text_reserved(block - 1, block - 1), 0);
+
+	n = marker_test_block_probes(test, (u8 *)marker_test_fire_block, block, addr,
+				     ARRAY_SIZE(addr));
+	for (i = 0; i < n; i++) {
+		marker_test_block_kprobe(test, &site, addr[i], false);
+		marker_test_block_kprobe(test, &site, addr[i], true);
+	}
+	marker_test_expect_off(test, &site);
+}
+
 #endif /* CONFIG_MARKER_SITES */
 
 /*
@@ -4064,6 +4259,7 @@ static struct kunit_case marker_test_cases[] = {
 #if defined(CONFIG_OPTPROBES) && defined(CONFIG_IMMEDIATE)
 	KUNIT_CASE_SLOW(marker_optprobe_next_to_site),
 #endif
+	KUNIT_CASE_SLOW(marker_block_entry_reserved),
 #endif
 	{}
 };

@@ -61,19 +61,27 @@ void marker_arch_get_stats(struct marker_arch_stats *stats)
 	stats->unsynced = READ_ONCE(marker_stats.unsynced);
 }
 
-/* Where a site's cbnz goes: its probe block. */
-static int marker_probe_block(const struct site_entry *site, u32 **block)
+/* Where a site's cbnz goes: its probe block. The cbnz is never written. */
+void *arch_marker_site_block(const struct site_entry *site)
 {
 	u32 *code = site_entry_code(site);
 	u32 cbnz;
 
-	if (site->len == MARKER_SITE_LEN) {
-		cbnz = marker_insn_at(&code[2]);
-		if (aarch64_insn_is_cbnz(cbnz)) {
-			*block = (void *)&code[2] + aarch64_get_branch_offset(cbnz);
-			return 0;
-		}
-	}
+	if (site->len != MARKER_SITE_LEN)
+		return NULL;
+	cbnz = marker_insn_at(&code[2]);
+	if (!aarch64_insn_is_cbnz(cbnz))
+		return NULL;
+	return (void *)&code[2] + aarch64_get_branch_offset(cbnz);
+}
+
+static int marker_probe_block(const struct site_entry *site, u32 **block)
+{
+	u32 *code = site_entry_code(site);
+
+	*block = arch_marker_site_block(site);
+	if (*block)
+		return 0;
 	pr_err("unexpected site at %pS: %*ph\n", code, site->len, code);
 	return -EINVAL;
 }

@@ -33,7 +33,8 @@ static void imv_module_entries(struct module *mod, struct site_entry **start,
 
 /* Every table sorted by variable, then by address. */
 static struct site_tables imv_tables =
-	SITE_TABLES_INIT(imv_tables, &imv_mutex, true, imv_module_entries, imv_alloc);
+	SITE_TABLES_INIT(imv_tables, &imv_mutex, true, imv_module_entries, imv_alloc,
+			 NULL);
 
 /**
  * imv_alloc() - allocate zeroed memory for immediate values

@@ -52,23 +52,28 @@
  * rewritten, so the jb is read as built; its length was recorded with the
  * site.
  */
-static int marker_probe_block(const struct site_entry *site, u8 **block)
+void *arch_marker_site_block(const struct site_entry *site)
 {
 	u8 *code = site_entry_code(site);
 	u8 *end = code + site->len;
 
 	if (code[MARKER_SLOT_LEN] != POKE_GUARD_OPCODE ||
 	    code[MARKER_SLOT_LEN + 1] != POKE_GUARD_MODRM)
-		goto bad;
-	if (site->len == MARKER_NEAR_LEN && end[-2] == JB8_OPCODE) {
-		*block = end + (s8)end[-1];
+		return NULL;
+	if (site->len == MARKER_NEAR_LEN && end[-2] == JB8_OPCODE)
+		return end + (s8)end[-1];
+	if (site->len == MARKER_FAR_LEN && end[-6] == 0x0f && end[-5] == JB32_OPCODE)
+		return end + get_unaligned((s32 *)(end - 4));
+	return NULL;
+}
+
+static int marker_probe_block(const struct site_entry *site, u8 **block)
+{
+	u8 *code = site_entry_code(site);
+
+	*block = arch_marker_site_block(site);
+	if (*block)
 		return 0;
-	}
-	if (site->len == MARKER_FAR_LEN && end[-6] == 0x0f && end[-5] == JB32_OPCODE) {
-		*block = end + get_unaligned((s32 *)(end - 4));
-		return 0;
-	}
-bad:
 	pr_err("unexpected site at %pS: %*ph\n", code, site->len, code);
 	return -EINVAL;
 }
