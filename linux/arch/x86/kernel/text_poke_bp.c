@@ -87,9 +87,10 @@ static bool poke_decode_jump_slot(const u8 *insn, unsigned int len,
 }
 
 /*
- * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Takes the legacy
- * high-byte registers (%ah..%bh, b4-b7 without REX), which marker sites
- * load; refuses %spl and %rsp, which the int3 patcher does not take.
+ * Decodes "[66] [REX] b0+r ib" and "[66] [REX] b8+r imm". Refuses what the
+ * int3 patcher does not take: the stack pointer, and the legacy high-byte
+ * registers (%ah..%bh, b4-b7 without REX), which compilers never give an
+ * operand.
  */
 static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape *shape)
 {
@@ -119,8 +120,9 @@ static bool poke_decode_mov(const u8 *insn, unsigned int len, struct poke_shape 
 		return false;
 	}
 	shape->reg = (op & 7) | ((rex & REX_B) ? 8 : 0);
-	/* Register 4 of a byte mov is %ah without REX, %spl with. */
-	if ((shape->reg == REG_SP && (shape->size != 1 || rex)) || i + shape->size != len)
+	/* Register 4 to 7 of a byte mov without REX is %ah to %bh. */
+	if (shape->reg == REG_SP || (shape->size == 1 && !rex && shape->reg > REG_SP) ||
+	    i + shape->size != len)
 		return false;
 
 	shape->kind = POKE_MOV;
