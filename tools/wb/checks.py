@@ -13,6 +13,7 @@ import re
 import subprocess
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -207,6 +208,129 @@ def _modules(build: Build) -> List[Path]:
 	return sorted(build.dir.rglob('*.ko'))
 
 
+# The x86-64 instructions a site may hold in any state or step of a switch,
+# each with the entry of Intel's SDM (vol. 2) that documents it for that
+# use, and AMD's APM (vol. 3) alike: by their first bytes, a ModRM byte
+# where the entry has one.
+X86_DOCUMENTED = (
+	('66 90', 'NOP, 2 bytes: "66 90H  NOP  2 bytes  66 NOP" (the SDM\'s multi-byte NOP table)'),
+	('0f 1f /0', 'NOP r/m32: "NP 0F 1F /0  NOP r/m32" (the multi-byte NOP table\'s forms)'),
+	('83 fc ib', 'CMP r/m32, imm8: "83 /7 ib  CMP r/m32, imm8", r/m32 = %esp (ModRM fc)'),
+	('72 cb', 'JB rel8: "72 cb  JB rel8"'),
+	('0f 82 cd', 'JB rel32: "0F 82 cd  JB rel32"'),
+	('eb cb', 'JMP rel8: "EB cb  JMP rel8"'),
+	('cc', 'INT3: "CC  INT3" (the int3 patcher\'s breakpoint, which its handler emulates)'),
+)
+
+
+def _modrm_len(modrm: int) -> int:
+	"""The bytes a ModRM byte takes with its SIB byte and displacement (32-bit
+	addressing); a SIB base of 101 with mod 00 is not handled (no site has it)."""
+	mod, rm = modrm >> 6, modrm & 7
+	if mod == 3:
+		return 1
+	sib = 1 if rm == 4 else 0
+	disp = {0: 4 if rm == 5 else 0, 1: 1, 2: 4}[mod]
+	return 1 + sib + disp
+
+
+def _x86_insn(code: bytes, at: int) -> Tuple[int, str]:
+	"""The length of the documented instruction at @at of @code and its form
+	in X86_DOCUMENTED, or (0, why) for any other."""
+	rest = code[at:]
+	if rest[:2] == b'\x66\x90':
+		return 2, '66 90'
+	if rest[:2] == b'\x0f\x1f' and len(rest) > 2:
+		if (rest[2] >> 3) & 7:
+			return 0, f'0f 1f /{(rest[2] >> 3) & 7}: a NOP hint the manuals do not document'
+		return 2 + _modrm_len(rest[2]), '0f 1f /0'
+	if rest[:2] == b'\x83\xfc' and len(rest) > 2:
+		return 3, '83 fc ib'
+	if rest[:1] == b'\x72' and len(rest) > 1:
+		return 2, '72 cb'
+	if rest[:2] == b'\x0f\x82' and len(rest) > 5:
+		return 6, '0f 82 cd'
+	if rest[:1] == b'\xeb' and len(rest) > 1:
+		return 2, 'eb cb'
+	if rest[:1] == b'\xcc':
+		return 1, 'cc'
+	return 0, f'{rest[:3].hex(" ")}: not a documented instruction of a site'
+
+
+def _x86_run(code: bytes, start: int) -> Tuple[List[int], List[str]]:
+	"""Decodes @code from @start to its end: the instruction boundaries it
+	passes and the problems. A CPU stops at an INT3 (its handler runs the
+	new instruction) or at a jump that leaves the site."""
+	at, bounds, problems = start, [], []
+	while at < len(code):
+		bounds.append(at)
+		n, form = _x86_insn(code, at)
+		if not n:
+			problems.append(f'+{at}: {form}')
+			break
+		if form in ('cc', 'eb cb') or at + n > len(code):
+			if at + n > len(code):
+				problems.append(f'+{at}: {form} runs past the site\'s end')
+			break
+		at += n
+	return bounds, problems
+
+
+def x86_site_states(code: bytes) -> Tuple[str, List[Tuple[str, bytes]], List[Tuple[bytes, bytes]]]:
+	"""A site as built (7 or 11 bytes): whether it is near or far, its states
+	(name, bytes) and its switches (from, to), as arch/x86/kernel/marker.c
+	writes them: a near site its slot (66 90 -> 0f 1f <-> eb rel8), a far one
+	its guard's immediate (00 <-> ff)."""
+	if code[5] == 0x72:
+		site = code[:7]
+		rel = int.from_bytes(site[6:7], 'little', signed=True) + 5
+		if -128 <= rel <= 127:
+			off = b'\x0f\x1f' + site[2:]
+			on = b'\xeb' + rel.to_bytes(1, 'little', signed=True) + site[2:]
+			return 'near', [('built', site), ('off', off), ('on', on)], \
+				[(site, off), (off, on), (on, off)]
+	else:
+		site = code[:11]
+	on = site[:4] + b'\xff' + site[5:]
+	return 'far', [('built, off', site), ('on', on)], [(site, on), (on, site)]
+
+
+def x86_switch_steps(old: bytes, new: bytes) -> List[bytes]:
+	"""The bytes a site holds at each step of the int3 patcher rewriting the
+	one instruction in which @old and @new differ: INT3 on its first byte,
+	then the rest of it, then its first byte."""
+	first = next(i for i in range(len(old)) if old[i] != new[i])
+	start = 0 if first < 2 else 2		# the slot, or the guard
+	end = 2 if start == 0 else 5
+	step1 = old[:start] + b'\xcc' + old[start + 1:]
+	step2 = step1[:start + 1] + new[start + 1:end] + step1[end:]
+	return [step1, step2, new]
+
+
+def x86_state_problems(code: bytes) -> List[str]:
+	"""Every state of the site @code (as built) and every step of each of its
+	switches, decoded from every boundary a CPU may be at: those of the
+	state before and after, and those of the site as built (a task
+	preempted there before the first switch resumes there, whatever the
+	site holds by then). Empty when each is a documented instruction
+	(X86_DOCUMENTED) that ends at a boundary, at an INT3 or at a jump."""
+	kind, states, switches = x86_site_states(code)
+	built = set(_x86_run(states[0][1], 0)[0])
+	problems = []
+	for name, state in states:
+		for start in sorted(built | set(_x86_run(state, 0)[0])):
+			problems += [f'{kind} {name} ({state.hex(" ")}) from +{start}: {q}'
+				     for q in _x86_run(state, start)[1]]
+	for old, new in switches:
+		starts = sorted(built | set(_x86_run(old, 0)[0]) | set(_x86_run(new, 0)[0]))
+		for step in x86_switch_steps(old, new):
+			for start in starts:
+				problems += [f'{kind} {old.hex(" ")} -> {new.hex(" ")}, step '
+					     f'{step.hex(" ")} from +{start}: {q}'
+					     for q in _x86_run(step, start)[1]]
+	return problems
+
+
 def site_cases(build: Build, outdir: Path) -> List[Case]:
 	"""Every site of vmlinux and of the modules holds the documented bytes."""
 	files = [build.dir / 'vmlinux', *_modules(build)]
@@ -218,6 +342,17 @@ def site_cases(build: Build, outdir: Path) -> List[Case]:
 	cases = [Case(f'{build.config.name}: all {len(sites)} marker sites, kernel and modules, '
 		      'hold the documented bytes as built', proc.returncode == 0 and len(sites) > 0,
 		      proc.stdout + proc.stderr[-2000:])]
+	if build.config.arch.name == 'x86_64':
+		kinds, problems = Counter(), []
+		for line in sites:
+			code = bytes.fromhex(line.rsplit(': ', 1)[1].replace(' ', ''))
+			kinds[x86_site_states(code)[0]] += 1
+			problems += [f'{line.split(": ")[1]}: {p}' for p in x86_state_problems(code)]
+		cases.append(Case(f'{build.config.name}: every state and switch step of the '
+				  f'{kinds["near"]} near and {kinds["far"]} far sites decodes as '
+				  'documented instructions from every boundary a CPU may be at',
+				  bool(sites) and not problems, '\n'.join(problems[:20]) or
+				  '\n'.join(f'{form}: {doc}' for form, doc in X86_DOCUMENTED)))
 
 	# objdump of one disabled site of the kernel, as the documentation shows it.
 	m = re.search(r'vmlinux: \.text\+0x([0-9a-f]+):', proc.stderr)
@@ -512,8 +647,31 @@ def split_scripts_case() -> Case:
 		    f'{"passes" if twice_ok else "fails"}')
 
 
+def site_states_case() -> Case:
+	"""x86_state_problems() passes the documented sites and flags the two
+	undocumented forms issue 61 names: v4's first near site off (0f 1f b4:
+	a 0F 1F /6) and a near site off whose guard would be written (0f 1f in
+	front of an INT3 on the guard: 0F 1F /1)."""
+	near = bytes.fromhex('6690 83fc00 7210')
+	far = bytes.fromhex('6690 83fc00 0f8200010000')
+	off = bytes.fromhex('0f1f 83fc00 7210')
+	problems = []
+	for code in (near, far):
+		problems += [f'{code.hex(" ")}: {p}' for p in x86_state_problems(code)]
+	flagged = {
+		'0f 1f b4 00 84 e4 75 10 from +0': _x86_run(bytes.fromhex('0f1fb400 84e4 7510'), 0)[1],
+		'0f 1f 83 fc 00 ... -> ff, first step from +0':
+			_x86_run(x86_switch_steps(off, off[:4] + b'\xff' + off[5:])[0], 0)[1],
+	}
+	problems += [f'{name}: not flagged' for name, found in flagged.items() if not found]
+	return Case('the states check passes a near and a far site and flags 0F 1F /6 and /1',
+		    not problems, '\n'.join(problems) or
+		    '\n'.join(f'{name}: {found}' for name, found in flagged.items()))
+
+
 def harness_cases() -> List[Case]:
 	"""How the host judges guests that did not finish on their own, and
 	where it checks what they report."""
 	return [stalled_guest_case(), signalled_guest_case(), hung_guest_case(),
-		guest_slot_case(), crashed_console_case(), split_scripts_case()]
+		guest_slot_case(), crashed_console_case(), split_scripts_case(),
+		site_states_case()]
