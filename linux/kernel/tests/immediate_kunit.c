@@ -851,40 +851,44 @@ static void imv_patcher_overlap_one_byte(struct kunit *test)
 }
 
 /*
+ * Offers poke_sites_apply() the 2 bytes from the last byte of
+ * imv_test_u64's 64-bit "mov $imm" (@site), its top byte set to @opcode,
+ * unchanged, so that nothing would be written; @poke keeps what was offered.
+ */
+static int imv_test_offer_top_byte(struct kunit *test, const struct imv_site *site,
+				   u64 was, u8 opcode, struct poke_site *poke)
+{
+	int ret;
+
+	KUNIT_ASSERT_EQ(test, imv_test_set_u64((was & GENMASK_ULL(55, 0)) | (u64)opcode << 56), 0);
+	*poke = (struct poke_site){ .addr = site->insn + site->len - 1, .len = 2 };
+	memcpy(poke->old, poke->addr, 2);
+	memcpy(poke->new, poke->addr, 2);
+	cpus_read_lock();
+	ret = poke_sites_apply(poke, 1);
+	cpus_read_unlock();
+	return ret;
+}
+
+/*
  * "mov $imm8, %ah" (b4 ib), which no compiler writes, is refused before
  * anything is looked at, where "mov $imm8, %al" (b0 ib) is taken: the
- * int3 patcher emulates no high-byte register. Both are offered from the
- * last byte of imv_test_u64's 64-bit "mov $imm", its top byte set to each
- * opcode in turn, unchanged, so that nothing would be written.
+ * int3 patcher emulates no high-byte register.
  */
 static void imv_patcher_refuses_high_byte(struct kunit *test)
 {
 	const u64 was = imv_test_plain_u64();
-	struct poke_site poke = {};
+	struct poke_site al_poke, ah_poke;
 	struct imv_site site;
 	int al, ah;
 
 	KUNIT_ASSERT_EQ(test, imv_get_sites(&imv_test_u64__imv, &site, 1), 1);
-	poke.addr = site.insn + site.len - 1;
-	poke.len = 2;
-
-	KUNIT_ASSERT_EQ(test, imv_test_set_u64((was & GENMASK_ULL(55, 0)) | 0xb0ULL << 56), 0);
-	memcpy(poke.old, poke.addr, 2);
-	memcpy(poke.new, poke.addr, 2);
-	cpus_read_lock();
-	al = poke_sites_apply(&poke, 1);
-	cpus_read_unlock();
-
-	KUNIT_ASSERT_EQ(test, imv_test_set_u64((was & GENMASK_ULL(55, 0)) | 0xb4ULL << 56), 0);
-	memcpy(poke.old, poke.addr, 2);
-	memcpy(poke.new, poke.addr, 2);
-	cpus_read_lock();
-	ah = poke_sites_apply(&poke, 1);
-	cpus_read_unlock();
+	al = imv_test_offer_top_byte(test, &site, was, 0xb0, &al_poke);
+	ah = imv_test_offer_top_byte(test, &site, was, 0xb4, &ah_poke);
 
 	KUNIT_EXPECT_EQ(test, imv_test_set_u64(was), 0);
-	KUNIT_EXPECT_EQ_MSG(test, al, 0, "mov $imm8, %%al: %*ph", 2, poke.old);
-	KUNIT_EXPECT_EQ_MSG(test, ah, -EINVAL, "mov $imm8, %%ah: %*ph", 2, poke.old);
+	KUNIT_EXPECT_EQ_MSG(test, al, 0, "mov $imm8, %%al: %*ph", 2, al_poke.old);
+	KUNIT_EXPECT_EQ_MSG(test, ah, -EINVAL, "mov $imm8, %%ah: %*ph", 2, ah_poke.old);
 }
 
 static void imv_patcher_bad_sites(struct kunit *test)
