@@ -169,6 +169,38 @@ def guest_slot(what: str, quiet: bool = False) -> Iterator[int]:
 			f.close()
 
 
+@contextlib.contextmanager
+def every_guest_slot(what: str) -> Iterator[None]:
+	"""Holds all of the host's guest slots until the block ends, taken
+	together: while any of them is held elsewhere, it holds none and tries
+	again, so two runs that each want every slot never hold one each and
+	wait for the other's for good."""
+	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
+	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
+		 for i in range(settings.PARALLEL_GUESTS)]
+	try:
+		told = False
+		while True:
+			taken = []
+			for f in files:
+				if not _try_lock(f):
+					break
+				taken.append(f)
+			if len(taken) == len(files):
+				break
+			for f in taken:
+				fcntl.flock(f, fcntl.LOCK_UN)
+			if not told:
+				log(f'{what}: waiting for all of the host\'s '
+				    f'{settings.PARALLEL_GUESTS} guest slots')
+				told = True
+			time.sleep(2)
+		yield
+	finally:
+		for f in files:
+			f.close()
+
+
 def _try_lock(f: TextIO) -> bool:
 	try:
 		fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
