@@ -24,7 +24,7 @@
  * The sites are kept in site tables (<linux/site_table.h>): sites in init
  * text are forgotten before that text is freed.
  *
- * Lock order: cpus_read_lock() -> markers_mutex -> imv_mutex -> text_mutex.
+ * Lock order: cpus_read_lock() -> markers_mutex -> text_mutex.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -1053,7 +1053,6 @@ static int marker_module_notify(struct notifier_block *self, unsigned long val,
 
 static struct notifier_block marker_module_nb = {
 	.notifier_call = marker_module_notify,
-	.priority = 0,	/* after immediate values, whose tables markers use */
 };
 
 static int __init marker_module_init(void)

@@ -2,10 +2,10 @@
 /*
  * Kernel markers: switching the sites of a marker and their calls.
  *
- * Switching a marker changes the immediate value @enabled of each of its
- * struct markers, which its far sites hold in their guard, and the jump
- * slots of its near sites, all in one batch of the architecture
- * (arch_marker_switch(), built on imv_update_batch_pokes()):
+ * Switching a marker changes the jump slots of its near sites and the
+ * guards' immediates of its far sites in one batch of the architecture
+ * (arch_marker_switch()), then the @enabled of each of its struct markers,
+ * which marker_enabled() reads:
  *
  *	0 -> N probes:	arm the sites, then publish the probes;
  *	N -> M probes:	publish the new probes;

@@ -522,13 +522,13 @@ MATRIX = {
 		guests=(('boot-kunit', 'e2e'), ('after-boot-kunit',))),
 	'generic': KernelConfig(
 		name='generic',
-		description='no architecture support: asm-generic immediate values; KASAN',
+		description='CONFIG_IMMEDIATE=n: asm-generic immediate values, patched marker sites; KASAN',
 		fragments=('base', 'x86', 'markers', 'generic', 'kasan'),
 		suites=('immediate', 'markers', 'marker_fuzz'),
 		e2e=('06-static-key-stress', '20-markers-samples', '25-markers-out-of-tree'),
 		# No tracing fragment: no tracefs, kprobe events, function tracer,
 		# static key test modules, lockdown or benchmark (which needs
-		# patched sites); no debug fragment.
+		# them); no debug fragment.
 		e2e_skipped=('05-upstream-static-keys', '10-markers-tracefs',
 			     '12-markers-kprobe-events', '13-markers-events',
 		     '14-markers-event-lifetimes', '15-markers-ftrace',

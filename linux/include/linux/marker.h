@@ -417,9 +417,9 @@ void marker_probe_triple(void *data, void *call_private, const struct marker *ma
  * The architecture provides arch_marker_site(), the patched site,
  * arch_marker_record_call(), which records the call a site's probe block
  * has just made, and for kernel/marker_switch.c arch_marker_switch(): it
- * changes the immediate values @updates (the @enabled of markers), switches
- * the sites @changes and retargets the calls @calls, all in one batch, all
- * or nothing (the caller holds cpus_read_lock()); arch_marker_site_block(),
+ * switches the sites @changes and retargets the calls @calls, all in one
+ * batch, then stores @updates (the @enabled of markers, plain variables),
+ * all or nothing (the caller holds cpus_read_lock()); arch_marker_site_block(),
  * the entry of a site's probe block, read from the site's branch (NULL if
  * the site does not hold one), in any context where the site's text is
  * there; and marker_probe_pair() and marker_probe_triple().

@@ -123,7 +123,7 @@ struct kunit_runs {
 	unsigned long in_int3;	/* runs that began and ended in a window */
 };
 
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/sched/clock.h>
@@ -561,7 +561,7 @@ static inline struct kunit_poke_counts kunit_poke_counts(void)
 }
 #endif
 
-#ifndef CONFIG_IMMEDIATE
+#ifndef CONFIG_X86_POKE_SITES
 /* Only x86-64's int3 patcher is watched; in_int3 stays 0. */
 static inline void kunit_watch_pokes(struct kunit *test)
 {

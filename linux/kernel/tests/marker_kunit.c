@@ -7,7 +7,7 @@
  * is read-only. The sites are in noinline functions. Without
  * CONFIG_MARKER_SITES every site tests a plain variable, and the cases
  * about patched sites are left out. The cases about the bytes of a site
- * decode them for x86-64 (CONFIG_IMMEDIATE) or arm64.
+ * decode them for x86-64 (CONFIG_X86_POKE_SITES) or arm64.
  *
  * The module case loads marker_kunit_mod with request_module() and unloads
  * it with rmmod; without userspace it skips.
@@ -38,7 +38,7 @@
 #include <linux/unaligned.h>
 #include <asm/insn.h>
 #endif
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 #include <linux/text-patching.h>
 #include <asm/alternative.h>
 #include <asm/text_poke_bp.h>
@@ -1243,7 +1243,7 @@ static void marker_module_init_text(struct kunit *test)
 	kunit_unload_module(test, "marker_kunit_mod");
 }
 
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 /*
  * Every recorded call of @name, if it has any, goes to @fn. Returns whether
  * they all do, so that a case does not fire a site whose probes would then
@@ -1780,7 +1780,7 @@ static void marker_test_concurrent(struct kunit *test, unsigned int registration
 			    "probes called with the data of another call target");
 	KUNIT_EXPECT_EQ(test, marker_test_nr_probes(test, "marker_test_race"), 0);
 	/* Patched sites: the firers met the int3s of the switches. */
-	if (IS_ENABLED(CONFIG_IMMEDIATE))
+	if (IS_ENABLED(CONFIG_X86_POKE_SITES))
 		KUNIT_EXPECT_GT_MSG(test, runs.in_int3, 0,
 				    "no fire ran the site while its INT3s were in");
 	kunit_info(test, "%u of %u rounds, %lu + %lu + %lu fires (%lu through the int3 handler), %ld probe calls\n",
@@ -1990,7 +1990,7 @@ static void marker_probe_module_unload(struct kunit *test)
 
 #ifdef CONFIG_MARKER_SITES
 
-#ifdef CONFIG_IMMEDIATE		/* x86-64 */
+#ifdef CONFIG_X86_POKE_SITES		/* x86-64 */
 
 #define MARKER_GUARD_OPCODE	0x83	/* cmpl $imm8, %esp */
 #define MARKER_GUARD_MODRM	0xfc
@@ -2188,7 +2188,7 @@ static void marker_test_layout(struct kunit *test, const char *name,
 	marker_test_expect_off(test, site);
 }
 
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 /* marker_test_basic, in a small function, has a near site (x86-64). */
 static void marker_test_expect_near(struct kunit *test, const struct marker_test_site *site)
 {
@@ -2262,7 +2262,7 @@ static void marker_site_layout(struct kunit *test)
 	marker_test_far_layout(test);
 }
 
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 
 /* The bytes of a site that a switch may write: its jump slot and its guard. */
 #define MARKER_SWITCHED_BYTES	5
@@ -2325,7 +2325,7 @@ static void marker_switch_cpus_see_every_step(struct kunit *test)
 		   num_online_cpus(), (int)sizeof(off), off, (int)sizeof(on), on);
 }
 
-#endif /* CONFIG_IMMEDIATE */
+#endif /* CONFIG_X86_POKE_SITES */
 
 /*
  * Where the recorded call of a marker of at most MARKER_REG_ARGS arguments
@@ -3000,7 +3000,7 @@ static noinline void marker_fire_1024(void)
 	marker_fire_256(768);
 }
 
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 static int marker_test_cmp_ulong(const void *a, const void *b)
 {
 	unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
@@ -3069,13 +3069,13 @@ static void marker_batch_1024_sites(struct kunit *test)
 {
 	unsigned int n = marker_get_sites("marker_test_many", NULL, 0);
 	struct kunit_poke_counts before, after;
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 	unsigned long mappings;
 #endif
 
 	KUNIT_ASSERT_GE(test, n, 1024);
 	kunit_watch_pokes(test);
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 	mappings = kunit_poke_mappings(test);
 #endif
 	before = kunit_poke_counts();
@@ -3092,7 +3092,7 @@ static void marker_batch_1024_sites(struct kunit *test)
 	kunit_info(test, "%u sites: %lu batch, %lu sync rounds, %lu points\n", n,
 		   after.batches - before.batches, after.sync_rounds - before.sync_rounds,
 		   after.sites - before.sites);
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 	marker_test_expect_mappings(test, "marker_test_many", n, mappings);
 #endif
 	marker_fire_1024();
@@ -3315,7 +3315,7 @@ static void marker_site_next_to_kprobe(struct kunit *test)
 	KUNIT_EXPECT_LE(test, atomic_read(&marker_test_p1.calls),
 			atomic_long_read(&firing.fires));
 	/* x86-64: the firers met the int3s of the switches. */
-	if (IS_ENABLED(CONFIG_IMMEDIATE))
+	if (IS_ENABLED(CONFIG_X86_POKE_SITES))
 		KUNIT_EXPECT_GT_MSG(test, runs.in_int3, 0,
 				    "no call ran the site while its INT3s were in");
 	kunit_info(test, "%ld calls (%lu through the int3 handler), %d kprobe hits, %d probe calls\n",
@@ -3781,7 +3781,7 @@ static void marker_ftrace_while_switching(struct kunit *test)
 }
 #endif /* CONFIG_DYNAMIC_FTRACE */
 
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_IMMEDIATE)
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_POKE_SITES)
 static int marker_test_sinks[32];
 
 /* Four stores, each an instruction an optprobe may copy. */
@@ -3909,7 +3909,7 @@ static void marker_optprobe_next_to_site(struct kunit *test)
 	kunit_info(test, "kprobe next to the site: %02x, further on: %02x\n",
 		   near_byte, far_byte);
 }
-#endif /* CONFIG_OPTPROBES && CONFIG_IMMEDIATE */
+#endif /* CONFIG_OPTPROBES && CONFIG_X86_POKE_SITES */
 
 /* A site whose probe block the compiler puts right after the return. */
 static noinline void marker_test_fire_block(int value)
@@ -4224,7 +4224,7 @@ static struct kunit_case marker_test_cases[] = {
 	KUNIT_CASE_PARAM(marker_format_fields, marker_test_format_gen_params),
 #ifdef CONFIG_MARKER_SITES
 	KUNIT_CASE(marker_site_layout),
-#ifdef CONFIG_IMMEDIATE
+#ifdef CONFIG_X86_POKE_SITES
 	KUNIT_CASE(marker_switch_cpus_see_every_step),
 #endif
 	KUNIT_CASE(marker_direct_call),
@@ -4256,7 +4256,7 @@ static struct kunit_case marker_test_cases[] = {
 #ifdef CONFIG_DYNAMIC_FTRACE
 	KUNIT_CASE_SLOW(marker_ftrace_while_switching),
 #endif
-#if defined(CONFIG_OPTPROBES) && defined(CONFIG_IMMEDIATE)
+#if defined(CONFIG_OPTPROBES) && defined(CONFIG_X86_POKE_SITES)
 	KUNIT_CASE_SLOW(marker_optprobe_next_to_site),
 #endif
 	KUNIT_CASE_SLOW(marker_block_entry_reserved),

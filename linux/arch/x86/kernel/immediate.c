@@ -7,10 +7,10 @@
  * Under imv_mutex, the immediate of every live site equals its variable:
  * imv_init() makes it so for the kernel while it boots on one CPU, the
  * module notifier for each module before any of its code runs, and
- * imv_update_batch_pokes() keeps it so. Sites in init text are forgotten
+ * imv_update_batch() keeps it so. Sites in init text are forgotten
  * before that text is freed (imv_free_init_mem(), MODULE_STATE_LIVE).
  *
- * Lock order: cpus_read_lock() -> [markers_mutex] -> imv_mutex -> text_mutex.
+ * Lock order: cpus_read_lock() -> imv_mutex -> text_mutex.
  */
 
 #define pr_fmt(fmt) "immediate: " fmt
@@ -92,62 +92,17 @@ static unsigned int imv_collect_site(const struct site_table *t,
 	return 1;
 }
 
-/* The pokes of @updates, after @extra other pokes: counted if @sites is NULL. */
+/* The pokes of @updates: counted if @sites is NULL. */
 static unsigned int imv_collect(const struct imv_update *updates, unsigned int nr,
-				struct poke_site *sites, unsigned int extra)
+				struct poke_site *sites)
 {
-	unsigned int i, n = extra;
+	unsigned int i, n = 0;
 
 	for (i = 0; i < nr; i++)
 		n += site_tables_walk_key(&imv_tables, NULL, updates[i].var,
 					  imv_collect_site, (void *)&updates[i],
 					  sites ? sites + n : NULL, sizeof(*sites));
 	return n;
-}
-
-/**
- * imv_update_batch_pokes() - change immediate values and other sites at once
- * @updates: the changes of immediate values, built with IMV_UPDATE()
- * @nr: how many
- * @pokes: other sites to rewrite in the same batch (see poke_sites_apply()),
- *	which must not overlap an imv_read() site; copied
- * @nr_pokes: how many
- *
- * For users built on immediate values (markers) that change more than the
- * values in one batch: everything is rewritten in three rounds of core
- * serialization, and the variables are updated once their sites are.
- *
- * Context: process context, may sleep; the caller holds cpus_read_lock().
- * Return: as imv_update_batch(). On error nothing has changed.
- */
-int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
-			   const struct poke_site *pokes, unsigned int nr_pokes)
-{
-	struct poke_site *sites;
-	unsigned int i, n;
-	int ret;
-
-	lockdep_assert_cpus_held();
-	ret = imv_update_check(updates, nr);
-	if (ret)
-		return ret;
-
-	guard(mutex)(&imv_mutex);
-	n = imv_collect(updates, nr, NULL, nr_pokes);
-	if (!n)
-		goto out_store;
-	sites = imv_alloc(array_size(n, sizeof(*sites)));
-	if (!sites)
-		return -ENOMEM;
-	if (nr_pokes)
-		memcpy(sites, pokes, array_size(nr_pokes, sizeof(*sites)));
-	imv_collect(updates, nr, sites, nr_pokes);
-	ret = poke_sites_apply(sites, n);
-	kvfree(sites);
-out_store:
-	for (i = 0; !ret && i < nr; i++)
-		imv_store(&updates[i]);
-	return ret;
 }
 
 /**
@@ -168,11 +123,27 @@ out_store:
  */
 int imv_update_batch(const struct imv_update *updates, unsigned int nr)
 {
+	struct poke_site *sites;
+	unsigned int i, n;
 	int ret;
 
-	cpus_read_lock();
-	ret = imv_update_batch_pokes(updates, nr, NULL, 0);
-	cpus_read_unlock();
+	ret = imv_update_check(updates, nr);
+	if (ret)
+		return ret;
+
+	guard(cpus_read_lock)();
+	guard(mutex)(&imv_mutex);
+	n = imv_collect(updates, nr, NULL);
+	if (n) {
+		sites = imv_alloc(array_size(n, sizeof(*sites)));
+		if (!sites)
+			return -ENOMEM;
+		imv_collect(updates, nr, sites);
+		ret = poke_sites_apply(sites, n);
+		kvfree(sites);
+	}
+	for (i = 0; !ret && i < nr; i++)
+		imv_store(&updates[i]);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(imv_update_batch);

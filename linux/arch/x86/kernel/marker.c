@@ -204,18 +204,18 @@ static int marker_call_poke(const struct marker_call_change *change,
  *
  * The slot or the immediate of each site that changes (see the top of
  * this file) and the calls are rewritten in one batch of
- * imv_update_batch_pokes(), which then stores @updates (no immediate-value
- * site holds them), or of poke_sites_apply() without @updates. A recorded
- * call that does not hold the call to @from is left alone. Nothing is
- * allocated for a switch of at most MARKER_STACK_POKES sites and calls
- * without @updates.
+ * poke_sites_apply(); then the values of @updates are stored: they are
+ * plain variables, which no immediate-value site reads, so markers need
+ * no CONFIG_IMMEDIATE. A recorded call that does not hold the call to
+ * @from is left alone. Nothing is allocated for a switch of at most
+ * MARKER_STACK_POKES sites and calls.
  *
  * Context: process context; the caller holds cpus_read_lock(). Takes
  * text_mutex.
- * Return: 0; -EINVAL for a site that does not look like one; -EBUSY for a
- * recorded call that holds the call to @from under somebody else's
- * breakpoint; -ENOMEM; or the error of imv_update_batch_pokes() or
- * poke_sites_apply(). On error nothing has changed.
+ * Return: 0; the error of imv_update_check() for @updates; -EINVAL for a
+ * site that does not look like one; -EBUSY for a recorded call that holds
+ * the call to @from under somebody else's breakpoint; -ENOMEM; or the
+ * error of poke_sites_apply(). On error nothing has changed.
  */
 int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 		       const struct marker_site_change *changes, unsigned int nr_changes,
@@ -223,8 +223,11 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 {
 	struct poke_site stack[MARKER_STACK_POKES], *pokes = stack;
 	unsigned int i, n = 0;
-	int ret = 0;
+	int ret;
 
+	ret = imv_update_check(updates, nr);
+	if (ret)
+		return ret;
 	if (nr_changes + nr_calls > ARRAY_SIZE(stack)) {
 		pokes = marker_alloc(array_size(nr_changes + nr_calls, sizeof(*pokes)));
 		if (!pokes)
@@ -250,10 +253,9 @@ int arch_marker_switch(const struct imv_update *updates, unsigned int nr,
 	mutex_unlock(&text_mutex);
 	if (ret < 0)
 		goto out_free;
-	if (nr)
-		ret = imv_update_batch_pokes(updates, nr, pokes, n);
-	else
-		ret = n ? poke_sites_apply(pokes, n) : 0;
+	ret = n ? poke_sites_apply(pokes, n) : 0;
+	for (i = 0; !ret && i < nr; i++)
+		imv_store(&updates[i]);
 out_free:
 	if (pokes != stack)
 		kvfree(pokes);

@@ -98,11 +98,7 @@
 /* The kernel's table, sorted by variable then address by imv_init(). */
 extern struct site_entry __start___imv[], __stop___imv[];
 
-struct poke_site;
-
 int imv_update_batch(const struct imv_update *updates, unsigned int nr);
-int imv_update_batch_pokes(const struct imv_update *updates, unsigned int nr,
-			   const struct poke_site *pokes, unsigned int nr_pokes);
 void __init imv_init(void);
 void imv_free_init_mem(void);
 int imv_text_reserved(void *start, void *end);
