@@ -24,13 +24,13 @@ if ! kernel_has CONFIG_MARKER_SITES; then
 	return 0
 fi
 # A site's bytes off and on (include/linux/marker.h); a breakpoint (int3,
-# BRK) in it matches neither. On arm64 only the slot changes: "b end" off,
+# BRK) in it matches neither. On arm64 a site is its slot: "nop" off,
 # "b block" on. On x86-64 a near site (short jb) changes its slot, a long
 # NOP off and a jump on; a far one (jb rel32) its guard's immediate.
 case "$(uname -m)" in
 aarch64)
-	SITE_OFF='^ *03 00 00 14 10 00 80 52 .. .. .. 35'
-	SITE_ON='^ *.. .. .. 1[4-7] 10 00 80 52 .. .. .. 35'
+	SITE_OFF='^ *1f 20 03 d5 *$'
+	SITE_ON='^ *.. .. .. 1[4-7] *$'
 	;;
 *)
 	SITE_OFF='^ *(0f 1f 83 fc 00 72|66 90 83 fc 00 0f 82) '

@@ -28,8 +28,8 @@
 #   66 90  83 fc 00  72 <rel8> (or 0f 82 <rel32>)
 # and every recorded call of a probe block a call:
 #   e8 <rel32>
-# on arm64 (nop; movz w16, #0; cbnz w16, <block>, and bl <fn>):
-#   1f 20 03 d5  10 00 80 52  <cbnz w16>
+# on arm64 (nop, and bl <fn>):
+#   1f 20 03 d5
 #   <bl>
 #
 # With -v every site is listed on standard error with its bytes.
@@ -556,7 +556,7 @@ site_rule()
 {
 	case "$1" in
 	*X86-64*) echo "not 66 90 83 fc 00 72|0f 82, nor a call e8" ;;
-	AArch64) echo "not nop; movz w16, #0; cbnz w16, nor a bl" ;;
+	AArch64) echo "not nop, nor a bl" ;;
 	esac
 }
 
@@ -575,9 +575,7 @@ site_ok()
 	AArch64)
 		# bl: the top 6 bits 100101
 		[ $(( 0x$4 & 0xfc )) -eq $(( 0x94 )) ] && return 0
-		# cbnz w16: top byte 0x35, Rt 16
-		[ "$1 $2 $3 $4 $5 $6 $7 $8" = "1f 20 03 d5 10 00 80 52" ] &&
-			[ "${12}" = 35 ] && [ $(( 0x$9 & 0x1f )) -eq 16 ] && return 0
+		[ "$1 $2 $3 $4" = "1f 20 03 d5" ] && return 0
 		;;
 	esac
 	return 1

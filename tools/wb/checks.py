@@ -36,8 +36,7 @@ class SiteShape:
 SITE_SHAPES = {
 	'x86_64': SiteShape(re.compile(r'66 90 83 fc 00 (72 ..|0f 82 .. .. .. ..)'),
 			    ('66 90', '83 fc 00'), ('72', '0f 82'), '66 90 / 83 fc 00 / jb'),
-	'arm64': SiteShape(re.compile(r'1f 20 03 d5 10 00 80 52 .. .. .. 35'),
-			   ('d503201f', '52800010'), ('35',), 'nop / movz w16 / cbnz w16'),
+	'arm64': SiteShape(re.compile(r': 1f 20 03 d5( |$)'), ('d503201f',), ('',), 'nop'),
 }
 
 

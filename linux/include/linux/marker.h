@@ -55,17 +55,13 @@
  *					marker_probe_triple(),
  *					marker_probe_iterate_regs(), or the probe
  *
- * On arm64 (CONFIG_MARKER_SITES without immediate values, which arm64
- * cannot change while other CPUs run them) only the slot and the call are
- * rewritten, each from one branch instruction to another (the off state is
- * a taken branch there: no arm64 core was at hand to measure a NOP and the
- * pattern against it):
+ * On arm64 a site is its slot alone, as an arm64 jump label is: no
+ * instruction names the probe block while it is off, so its entry records
+ * the block (&struct site_entry's @target). Only the slot and the call are
+ * rewritten, each from one branch instruction to another:
  *
- *	slot:	nop			as built
- *		b	end		off
+ *	slot:	nop			as built, and off
  *		b	block		on: straight to the probe block
- *	movz	w16, #0			only run as built
- *	cbnz	w16, block
  *	call:	bl	<fn>		in the probe block, as on x86-64
  */
 

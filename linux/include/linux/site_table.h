@@ -34,14 +34,16 @@ struct module;
  *	of an immediate value, the &struct marker of a marker site
  * @len: the site's length in bytes
  * @size: for the owner: the size of an immediate
- * @pad: zero
+ * @target: for the owner: a second place in the site's text, as an offset
+ *	from its first byte in units of 4 bytes (the probe block of an arm64
+ *	marker site, which its text does not name while it is off); 0 if none
  */
 struct site_entry {
 	s32 code;
 	s32 key;
 	u8 len;
 	u8 size;
-	u8 pad[2];
+	s16 target;
 };
 
 /*
@@ -55,16 +57,29 @@ struct site_entry {
 #define SITE_ENTRY_SYMBOL(n)	"%" #n
 #endif
 
+#define __SITE_ENTRY_ASM(section, code, key, len, size, target)	\
+	".pushsection " section "\n\t"					\
+	".balign 4\n\t"							\
+	".long " code " - ., " key " - .\n\t"				\
+	".byte " len ", " size "\n\t"					\
+	".short " target "\n\t"						\
+	".popsection\n\t"
+
 /*
  * Emits a struct site_entry; @section is the name and flags of the section,
  * @code and @key are symbols, @len and @size constant expressions.
  */
 #define SITE_ENTRY_ASM(section, code, key, len, size)			\
-	".pushsection " section "\n\t"					\
-	".balign 4\n\t"							\
-	".long " code " - ., " key " - .\n\t"				\
-	".byte " len ", " size ", 0, 0\n\t"				\
-	".popsection\n\t"
+	__SITE_ENTRY_ASM(section, code, key, len, size, "0")
+
+/*
+ * Emits a struct site_entry with a @target, a symbol in the section of
+ * @code, 4-byte aligned and within 128 KiB of it: the assembler fails the
+ * build for one that is not.
+ */
+#define SITE_ENTRY_TARGET_ASM(section, code, key, len, size, target)	\
+	__SITE_ENTRY_ASM(section, code, key, len, size,			\
+			 "((" target ") - (" code ")) / 4")
 
 static inline void *site_entry_code(const struct site_entry *e)
 {
@@ -74,6 +89,12 @@ static inline void *site_entry_code(const struct site_entry *e)
 static inline void *site_entry_key(const struct site_entry *e)
 {
 	return (void *)&e->key + e->key;
+}
+
+/* The @target of @e, NULL if it has none. */
+static inline void *site_entry_target(const struct site_entry *e)
+{
+	return e->target ? site_entry_code(e) + 4 * e->target : NULL;
 }
 
 /**

@@ -2095,10 +2095,10 @@ static void marker_test_break_call(u8 *call, bool set, u32 *insn)
 
 #else				/* arm64 */
 
-/* movz w16, #0 */
-#define MARKER_TEST_MOVZ	0x52800010
+/* nop */
+#define MARKER_TEST_NOP		0xd503201f
 
-/* A site's instructions, as <linux/marker.h> documents them. */
+/* A site's instruction and its entry, as <linux/marker.h> documents them. */
 struct marker_test_site {
 	u8 *code;
 	u8 *probe_block;
@@ -2110,43 +2110,54 @@ static u32 marker_test_insn(const void *addr)
 	return le32_to_cpu(*(const __le32 *)addr);
 }
 
+/*
+ * The site at @code, a site of the kernel's table: its slot, whatever it
+ * holds, and the probe block its entry records, in 4-byte units from the
+ * slot (struct site_entry), which must be in the slot's function.
+ */
 static void marker_test_decode_site(struct kunit *test, u8 *code,
 				    struct marker_test_site *site)
 {
-	u32 cbnz = marker_test_insn(code + 2 * AARCH64_INSN_SIZE);
+	const struct site_entry *e;
+	unsigned long size, offset;
+	long block;
 
+	for (e = __start___marker_sites; e < __stop___marker_sites; e++)
+		if (site_entry_code(e) == code && e->size == MARKER_ENTRY_SITE)
+			break;
+	KUNIT_ASSERT_TRUE_MSG(test, e < __stop___marker_sites, "no site at %pS", code);
+	KUNIT_ASSERT_EQ(test, e->len, AARCH64_INSN_SIZE);
+	KUNIT_ASSERT_NE(test, e->target, 0);
 	site->code = code;
-	site->size = 3 * AARCH64_INSN_SIZE;
-	KUNIT_ASSERT_EQ(test, marker_test_insn(code + AARCH64_INSN_SIZE), MARKER_TEST_MOVZ);
-	/* cbnz w16 */
-	KUNIT_ASSERT_TRUE(test, aarch64_insn_is_cbnz(cbnz));
-	KUNIT_ASSERT_EQ(test, cbnz & 0x8000001f, 16);
-	site->probe_block = code + 2 * AARCH64_INSN_SIZE + aarch64_get_branch_offset(cbnz);
-}
-
-/* The slot of @site is a B to @to, and the movz is as built. */
-static void marker_test_expect_slot(struct kunit *test, const struct marker_test_site *site,
-				    const u8 *to)
-{
-	u32 slot = marker_test_insn(site->code);
-
-	KUNIT_ASSERT_TRUE_MSG(test, aarch64_insn_is_b(slot), "slot %08x is no B", slot);
-	KUNIT_EXPECT_PTR_EQ(test, site->code + aarch64_get_branch_offset(slot), to);
-	KUNIT_EXPECT_EQ(test, marker_test_insn(site->code + AARCH64_INSN_SIZE),
-			MARKER_TEST_MOVZ);
+	site->size = e->len;
+	site->probe_block = code + 4 * e->target;
+	if (!IS_ENABLED(CONFIG_KALLSYMS))
+		return;
+	KUNIT_ASSERT_TRUE(test, kallsyms_lookup_size_offset((unsigned long)code, &size,
+							    &offset));
+	block = (long)offset + 4L * e->target;
+	KUNIT_EXPECT_TRUE_MSG(test, block >= 0 && block < (long)size,
+			      "the probe block of %pS, %+d, is not in its function", code,
+			      4 * e->target);
 }
 
 static void marker_test_expect_off(struct kunit *test, const struct marker_test_site *site)
 {
-	marker_test_expect_slot(test, site, site->code + site->size);
+	KUNIT_EXPECT_EQ_MSG(test, marker_test_insn(site->code), MARKER_TEST_NOP,
+			    "slot %08x is no NOP", marker_test_insn(site->code));
 }
 
+/* The slot of @site is a B to its probe block. */
 static void marker_test_expect_on(struct kunit *test, const struct marker_test_site *site)
 {
-	marker_test_expect_slot(test, site, site->probe_block);
+	u32 slot = marker_test_insn(site->code);
+
+	KUNIT_ASSERT_TRUE_MSG(test, aarch64_insn_is_b(slot), "slot %08x is no B", slot);
+	KUNIT_EXPECT_PTR_EQ(test, site->code + aarch64_get_branch_offset(slot),
+			    site->probe_block);
 }
 
-static const unsigned int marker_test_insn_offsets[] = { 0, 4, 8 };
+static const unsigned int marker_test_insn_offsets[] = { 0 };
 
 /* The instruction right before @code, in @fn. */
 static void *marker_test_insn_before(struct kunit *test, void *fn, void *code)

@@ -9,8 +9,8 @@
  * while it changes: each of them runs the old or the new one. So a batch
  * writes its instructions one by one, as arm64 jump labels do, and ends
  * with one round of IPIs, after which no CPU can still run an old one.
- * The movz of a site is never written: after the first switch its slot
- * always branches, over the pattern or to the probe block.
+ * A site is its slot alone: a NOP as built and while off, so that boot and
+ * module load write nothing, and a B to the probe block while on.
  */
 
 #define pr_fmt(fmt) "marker: " fmt
@@ -25,8 +25,8 @@
 
 #include <asm/insn.h>
 
-/* A site: slot, movz, cbnz. */
-#define MARKER_SITE_LEN		(3 * AARCH64_INSN_SIZE)
+/* A site: its slot. */
+#define MARKER_SITE_LEN		AARCH64_INSN_SIZE
 
 /* Switches of at most this many instructions need no allocation. */
 #define MARKER_STACK_WRITES	8
@@ -61,18 +61,15 @@ void marker_arch_get_stats(struct marker_arch_stats *stats)
 	stats->unsynced = READ_ONCE(marker_stats.unsynced);
 }
 
-/* Where a site's cbnz goes: its probe block. The cbnz is never written. */
+/*
+ * A site's probe block: the target its entry records, as the slot names
+ * it only while on. Never the site itself.
+ */
 void *arch_marker_site_block(const struct site_entry *site)
 {
-	u32 *code = site_entry_code(site);
-	u32 cbnz;
-
 	if (site->len != MARKER_SITE_LEN)
 		return NULL;
-	cbnz = marker_insn_at(&code[2]);
-	if (!aarch64_insn_is_cbnz(cbnz))
-		return NULL;
-	return (void *)&code[2] + aarch64_get_branch_offset(cbnz);
+	return site_entry_target(site);
 }
 
 static int marker_probe_block(const struct site_entry *site, u32 **block)
@@ -86,22 +83,15 @@ static int marker_probe_block(const struct site_entry *site, u32 **block)
 	return -EINVAL;
 }
 
-/* The jump slot of @site in @state; @block is where its cbnz goes. */
+/* The jump slot of @site in @state; @block is its probe block. */
 static u32 marker_slot_insn(const struct site_entry *site, u32 *block,
 			    enum marker_site_state state)
 {
 	unsigned long code = (unsigned long)site_entry_code(site);
 
-	switch (state) {
-	case MARKER_SITE_OFF:
-		return aarch64_insn_gen_branch_imm(code, code + site->len,
-						   AARCH64_INSN_BRANCH_NOLINK);
-	case MARKER_SITE_ON:
+	if (state == MARKER_SITE_ON)
 		return aarch64_insn_gen_branch_imm(code, (unsigned long)block,
 						   AARCH64_INSN_BRANCH_NOLINK);
-	case MARKER_SITE_BUILT:
-		break;
-	}
 	return aarch64_insn_gen_nop();
 }
 

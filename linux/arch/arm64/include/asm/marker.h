@@ -25,26 +25,25 @@ struct marker;
 #define MARKER_CALL_LEN		AARCH64_INSN_SIZE
 
 /*
- * The whole pattern is one asm goto: its only exits are its end and
- * %l[l_on], so whatever the jump slot is rewritten to (a B to either of
- * them), control only takes edges the compiler knows about. Only w16 is
- * clobbered: cbnz leaves the flags alone. The slot is built as a NOP, and
- * rewritten to "off" before the site runs; from then on it is always a B,
- * so the movz is only ever run as built, with its immediate 0.
+ * The site is one instruction, the jump slot, in an asm goto whose only
+ * exits are its end and %l[l_on]: a NOP as built and while off, a B to
+ * %l[l_on] while on, as arm64 jump labels are. Control only takes edges
+ * the compiler knows about, and no register or flag is clobbered.
  *
- * One record, in __marker_sites: the slot, and the length of the whole
- * pattern, which kprobes must leave alone. The pattern is no indirect
- * branch target (no BTI landing pad is needed).
+ * One record, in __marker_sites: the slot, its length, which kprobes must
+ * leave alone, and as its target the probe block, which the slot does not
+ * name while off. The compiler keeps the block in the site's function
+ * (arm64 kernels do not split functions), within the 128 KiB a target
+ * reaches. The slot is no indirect branch target (no BTI landing pad is
+ * needed).
  */
 static __always_inline bool arch_marker_site(struct marker *marker)
 {
 	asm goto("1:	nop\n\t"
-		 "	movz	w16, #0\n\t"
-		 "	cbnz	w16, %l[l_on]\n\t"
 		 "2:\n\t"
-		 SITE_ENTRY_ASM("__marker_sites, \"a\"", "1b", "%c0", "2b - 1b",
-				__stringify(MARKER_ENTRY_SITE))
-		 : : "i" (marker) : "x16" : l_on);
+		 SITE_ENTRY_TARGET_ASM("__marker_sites, \"a\"", "1b", "%c0", "2b - 1b",
+				       __stringify(MARKER_ENTRY_SITE), "%l[l_on]")
+		 : : "i" (marker) : : l_on);
 	return false;
 l_on:
 	return true;
