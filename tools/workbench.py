@@ -858,6 +858,7 @@ def cmd_bench_silicon(args) -> Status:
 	goals = [bench.Target(*t) for t in silicon.off_targets(result)]
 	table_path = outdir / 'table.txt'
 	table_path.write_text('\n'.join(silicon.table(result)) + '\n\n' +
+			      '\n'.join(silicon.far_lines(result)) + '\n\n' +
 			      '\n'.join(silicon.on_table(result)) + '\n\n' +
 			      bench.targets_text(goals) + '\n')
 	(outdir / 'silicon.json').write_text(silicon.to_json(result))

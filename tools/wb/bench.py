@@ -255,9 +255,10 @@ def real_table(icount: Rows, text: Rows) -> List[str]:
 	for function in REAL_FUNCTIONS:
 		extra = insn(f'real.{function}.mark') - insn(f'real.{function}.static_branch')
 		probe = insn(f'real.{function}.mark') - insn(f'real.{function}.static_branch_probe')
+		far = insn(f'real.{function}.mark_far') - insn(f'real.{function}.static_branch')
 		lines.append(f'  {function}: MARK() adds {extra:+.2f} instructions over '
 			     f'static_branch_unlikely(), {probe:+.2f} over one calling with a '
-			     "probe's arguments")
+			     f"probe's arguments; a far one {far:+.2f}")
 	return lines
 
 
@@ -471,6 +472,7 @@ def run(qemu_prefix: Path, build: Build, outdir: Path, wall_runs: int,
 	json_path.write_text(json.dumps(doc, indent=1) + '\n')
 	table_path = outdir / 'table.txt'
 	report = [table(icount, wall, fp, text), '\n'.join(silicon.table(on_silicon)),
+		  '\n'.join(silicon.far_lines(on_silicon)),
 		  '\n'.join(silicon.on_table(on_silicon)), targets_text(goals)]
 	for name, rows in other_rows.items():
 		report += [other_table(name, rows, icount),

@@ -110,8 +110,8 @@ ON_STATES = (('on_direct', 'on=direct,tp=1'), ('on_iter1', 'on=iter1,tp=1'),
 	     ('on_va_one', 'on=va_one,tp=1'), ('on_va_iter', 'on=va_iter,tp=1'))
 
 FUNCTIONS = ('csum', 'find', 'account')
-VARIANTS = ('none', 'mark', 'static_branch', 'static_branch_probe', 'tracepoint', 'plain',
-	    'dyndbg')
+VARIANTS = ('none', 'mark', 'mark_far', 'static_branch', 'static_branch_probe', 'tracepoint',
+	    'plain', 'dyndbg')
 
 RUN = re.compile(r'^run (\d+) (\S+) (\S+) (\d+)$')
 SITE = re.compile(r'^site (\S+) (\S+) (\d+)((?: [0-9a-f]{2})+)$')
@@ -427,16 +427,19 @@ def on_table(result: Result) -> List[str]:
 	and what the tracepoint with as many probes adds, in the same state;
 	then what each call target saves (TARGET_PAIRS)."""
 	lines = ['silicon, enabled: what a marker on adds (its probes empty, its recorded call '
-		 'at the target named), and the tracepoint with as many empty probes, in the '
-		 'same rounds; TSC ticks per call, means over the placements',
-		 f'  {"function":<8} {"state":<11} {"marker":>8} {"tracepoint":>10} {"ratio":>6}']
+		 'at the target named), near and far, and the tracepoint with as many empty '
+		 'probes, in the same rounds; TSC ticks per call, means over the placements',
+		 f'  {"function":<8} {"state":<11} {"marker":>8} {"far":>8} {"tracepoint":>10} '
+		 f'{"ratio":>6}']
 	for fn in FUNCTIONS:
 		for state, _ in ON_STATES:
 			m = result.combined.get((fn, f'mark@{state}'))
+			f = result.combined.get((fn, f'mark_far@{state}'))
 			t = result.combined.get((fn, f'tracepoint@{state}'))
 			if not m or not t:
 				continue
-			lines.append(f'  {fn:<8} {state:<11} {m.added:>+8.2f} {t.added:>+10.2f} '
+			far = f'{f.added:>+8.2f}' if f else f'{"-":>8}'
+			lines.append(f'  {fn:<8} {state:<11} {m.added:>+8.2f} {far} {t.added:>+10.2f} '
 				     f'{m.per_tracepoint:>6.3f}')
 	lines.append('  what each target saves against what would take its calls without it '
 		     '(paired over the placements: mean, standard error), per function:')
@@ -522,6 +525,27 @@ def off_targets(result: Result) -> List[Tuple[str, str, bool]]:
 			out.append((f"silicon, {fn}: a marker off below v3's jump over the pattern",
 				    f'{d:+.2f} ticks less (standard error {se:.2f})', d > 2 * se))
 	return out
+
+
+def far_lines(result: Result) -> List[str]:
+	"""Per function of real.c: what its far marker site off costs beside
+	the near one, a static branch and a bare tracepoint off, paired over
+	the placements. Measured, not a target: a far site runs its pattern,
+	not taken, where a near one and the others run one NOP."""
+	state = SITE_STATES[0][0]
+	lines = ['silicon, far sites off (measured, no target), paired over the placements: '
+		 'mean ticks per call (standard error)']
+	for fn in FUNCTIONS:
+		far = f'mark_far@{state}'
+		if (fn, far) not in result.combined:
+			continue
+		cells = []
+		for peer, label in (('mark', 'a near marker'), ('static_branch', 'a static branch'),
+				    ('tracepoint', 'a bare tracepoint')):
+			d, se = paired(result, fn, far, f'{peer}@{state}')
+			cells.append(f'over {label} {d:+.2f} ({se:.2f})')
+		lines.append(f'  {fn}: ' + ', '.join(cells))
+	return lines
 
 
 def to_json(result: Result) -> str:

@@ -4,7 +4,9 @@
  * rather than in a one-line function: what an instrumentation site that
  * is off costs where the compiler has values to keep across it. Each
  * function is built without a site and with each kind of site at the same
- * place, passing the same value: a marker; a static branch; a static
+ * place, passing the same value: a marker; a marker whose site is far (its
+ * probe block out of a short jump's reach, as in most functions of a real
+ * kernel, see the top of <linux/marker.h>); a static branch; a static
  * branch whose hook takes what a marker's probe takes; a plain load and
  * test of a flag; a bare tracepoint (DECLARE_TRACE(), no event); and,
  * with dynamic debug, a dynamic_debug site: a descriptor defined where it
@@ -108,6 +110,36 @@ static __always_inline void bench_plain_site(int v)
 #undef BENCH_SITE
 #undef BENCH_VARIANT
 
+/* GCC takes cold labels; clang ignores them, with a warning. */
+#ifdef CONFIG_CC_IS_GCC
+#define BENCH_COLD_LABEL	__cold
+#else
+#define BENCH_COLD_LABEL
+#endif
+
+/*
+ * The site of a marker, with 160 bytes of code that never runs first in
+ * the function's cold part, where the probe block goes too: the target of
+ * an asm goto that emits nothing, which the compiler must keep. On x86-64
+ * the block is then past a short jb's reach: the site is far, as the
+ * compiler builds one in a long function.
+ */
+static __always_inline bool bench_far_site(struct marker *marker)
+{
+	asm goto("" : : : : pad);
+	return __marker_site(marker);
+pad: BENCH_COLD_LABEL;
+	asm volatile(".skip 160, 0xcc");
+	return false;
+}
+
+#define BENCH_VARIANT		mark_far
+#define BENCH_SITE(v)							\
+	__MARK(bench_far_site, __marker_record_call, bench_real, NULL, "%d", v)
+#include "real_fns.h"
+#undef BENCH_SITE
+#undef BENCH_VARIANT
+
 #define BENCH_VARIANT		static_branch
 #define BENCH_SITE(v)		bench_static_site(v)
 #include "real_fns.h"
@@ -143,6 +175,7 @@ static __always_inline void bench_plain_site(int v)
 static const struct bench_real bench_real[] = {
 	{ "csum", "none", bench_csum_call_none },
 	{ "csum", "mark", bench_csum_call_mark },
+	{ "csum", "mark_far", bench_csum_call_mark_far },
 	{ "csum", "static_branch", bench_csum_call_static_branch },
 	{ "csum", "static_branch_probe", bench_csum_call_static_branch_probe },
 	{ "csum", "tracepoint", bench_csum_call_tracepoint },
@@ -152,6 +185,7 @@ static const struct bench_real bench_real[] = {
 #endif
 	{ "find", "none", bench_find_call_none },
 	{ "find", "mark", bench_find_call_mark },
+	{ "find", "mark_far", bench_find_call_mark_far },
 	{ "find", "static_branch", bench_find_call_static_branch },
 	{ "find", "static_branch_probe", bench_find_call_static_branch_probe },
 	{ "find", "tracepoint", bench_find_call_tracepoint },
@@ -161,6 +195,7 @@ static const struct bench_real bench_real[] = {
 #endif
 	{ "account", "none", bench_account_call_none },
 	{ "account", "mark", bench_account_call_mark },
+	{ "account", "mark_far", bench_account_call_mark_far },
 	{ "account", "static_branch", bench_account_call_static_branch },
 	{ "account", "static_branch_probe", bench_account_call_static_branch_probe },
 	{ "account", "tracepoint", bench_account_call_tracepoint },
