@@ -110,27 +110,24 @@ static __always_inline void bench_plain_site(int v)
 #undef BENCH_SITE
 #undef BENCH_VARIANT
 
-/* GCC takes cold labels; clang ignores them, with a warning. */
-#ifdef CONFIG_CC_IS_GCC
-#define BENCH_COLD_LABEL	__cold
-#else
-#define BENCH_COLD_LABEL
-#endif
-
 /*
- * The site of a marker, with 160 bytes of code that never runs first in
- * the function's cold part, where the probe block goes too: the target of
- * an asm goto that emits nothing, which the compiler must keep. On x86-64
- * the block is then past a short jb's reach: the site is far, as the
- * compiler builds one in a long function.
+ * A far site: a marker site whose probe block the compiler lays out past
+ * 160 bytes of cold code that never runs, the target of an asm goto that
+ * emits nothing, which the compiler must keep and which falls into the
+ * block. On x86-64 the block is then past a short jb's reach: the site is
+ * far, as the compiler builds one in a long function. GCC only: clang
+ * knows no cold labels, and lays the padding out elsewhere.
  */
+#ifdef CONFIG_CC_IS_GCC
+#define BENCH_FAR
+
 static __always_inline bool bench_far_site(struct marker *marker)
 {
 	asm goto("" : : : : pad);
 	return __marker_site(marker);
-pad: BENCH_COLD_LABEL;
+pad: __cold;
 	asm volatile(".skip 160, 0xcc");
-	return false;
+	return true;
 }
 
 #define BENCH_VARIANT		mark_far
@@ -139,6 +136,7 @@ pad: BENCH_COLD_LABEL;
 #include "real_fns.h"
 #undef BENCH_SITE
 #undef BENCH_VARIANT
+#endif
 
 #define BENCH_VARIANT		static_branch
 #define BENCH_SITE(v)		bench_static_site(v)
@@ -175,7 +173,9 @@ pad: BENCH_COLD_LABEL;
 static const struct bench_real bench_real[] = {
 	{ "csum", "none", bench_csum_call_none },
 	{ "csum", "mark", bench_csum_call_mark },
+#ifdef BENCH_FAR
 	{ "csum", "mark_far", bench_csum_call_mark_far },
+#endif
 	{ "csum", "static_branch", bench_csum_call_static_branch },
 	{ "csum", "static_branch_probe", bench_csum_call_static_branch_probe },
 	{ "csum", "tracepoint", bench_csum_call_tracepoint },
@@ -185,7 +185,9 @@ static const struct bench_real bench_real[] = {
 #endif
 	{ "find", "none", bench_find_call_none },
 	{ "find", "mark", bench_find_call_mark },
+#ifdef BENCH_FAR
 	{ "find", "mark_far", bench_find_call_mark_far },
+#endif
 	{ "find", "static_branch", bench_find_call_static_branch },
 	{ "find", "static_branch_probe", bench_find_call_static_branch_probe },
 	{ "find", "tracepoint", bench_find_call_tracepoint },
@@ -195,7 +197,9 @@ static const struct bench_real bench_real[] = {
 #endif
 	{ "account", "none", bench_account_call_none },
 	{ "account", "mark", bench_account_call_mark },
+#ifdef BENCH_FAR
 	{ "account", "mark_far", bench_account_call_mark_far },
+#endif
 	{ "account", "static_branch", bench_account_call_static_branch },
 	{ "account", "static_branch_probe", bench_account_call_static_branch_probe },
 	{ "account", "tracepoint", bench_account_call_tracepoint },
