@@ -145,10 +145,7 @@ def guest_slot(what: str, quiet: bool = False) -> Iterator[int]:
 	for one if every slot is taken, by this process or by another run of
 	the workbench, and logs the wait unless @quiet. The lock goes with its
 	file descriptor, so a run that dies frees its slots."""
-	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
-	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
-		 for i in range(settings.PARALLEL_GUESTS)]
-	try:
+	with _slot_files() as files:
 		waited = time.monotonic()
 		told = False
 		while True:
@@ -164,9 +161,6 @@ def guest_slot(what: str, quiet: bool = False) -> Iterator[int]:
 			log(f'{what}: got guest slot {slot} after '
 			    f'{time.monotonic() - waited:.0f} s')
 		yield slot
-	finally:
-		for f in files:
-			f.close()
 
 
 @contextlib.contextmanager
@@ -175,10 +169,7 @@ def every_guest_slot(what: str) -> Iterator[None]:
 	together: while any of them is held elsewhere, it holds none and tries
 	again, so two runs that each want every slot never hold one each and
 	wait for the other's for good."""
-	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
-	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
-		 for i in range(settings.PARALLEL_GUESTS)]
-	try:
+	with _slot_files() as files:
 		told = False
 		while True:
 			taken = []
@@ -196,6 +187,17 @@ def every_guest_slot(what: str) -> Iterator[None]:
 				told = True
 			time.sleep(2)
 		yield
+
+
+@contextlib.contextmanager
+def _slot_files() -> Iterator[List[TextIO]]:
+	"""The files of the host's guest slots, open until the block ends: a
+	slot's flock() goes with its file."""
+	settings.GUEST_SLOTS.mkdir(parents=True, exist_ok=True)
+	files = [open(settings.GUEST_SLOTS / f'slot-{i}', 'a')
+		 for i in range(settings.PARALLEL_GUESTS)]
+	try:
+		yield files
 	finally:
 		for f in files:
 			f.close()
