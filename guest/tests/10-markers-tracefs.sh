@@ -92,6 +92,8 @@ if id nobody >/dev/null 2>&1; then
 	*"Permission denied"*) pass "non-root cannot read the list" ;;
 	*) fail "non-root cannot read the list" "$out" ;;
 	esac
+else
+	fail "non-root cannot switch a marker on" "no user nobody in the guest"
 fi
 expect_eq "non-root changed nothing" "$before" "$(state)"
 
