@@ -533,7 +533,8 @@ def off_targets(result: Result) -> List[Tuple[str, str, bool]]:
 		d, se = paired(result, fn, 'mark@v3_off', mark)
 		if v3 > spread + 2 * v3_se:
 			out.append((f"silicon, {fn}: a marker off below v3's jump over the pattern",
-				    f'{d:+.2f} ticks less (standard error {se:.2f})', d > 2 * se))
+				    f'{d:+.2f} ticks less (standard error {se:.2f}); v3 over the '
+				    f'static branch {v3:+.2f} ({v3_se:.2f})', d > 2 * se))
 		else:
 			out.append((f"silicon, {fn}: a marker off at most v3's jump over the pattern, "
 				    'which costs no more than a static branch here',
