@@ -194,10 +194,22 @@ static inline int kunit_watch_slot(struct kunit_poke_watch *w)
 	return -1;
 }
 
+#ifdef CONFIG_KRETPROBES
+static inline struct kunit_poke_watch *kunit_watch_of(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct kunit_poke_watch, apply);
+}
+#else
+/* Never called: kunit_watch_pokes() skips without kretprobes. */
+static inline struct kunit_poke_watch *kunit_watch_of(struct kretprobe_instance *ri)
+{
+	return NULL;
+}
+#endif
+
 static inline int kunit_watch_apply_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kunit_poke_watch *w = container_of(get_kretprobe(ri), struct kunit_poke_watch,
-						  apply);
+	struct kunit_poke_watch *w = kunit_watch_of(ri);
 	int i;
 
 	for (i = 0; i < KUNIT_WATCHED_TASKS; i++) {
@@ -212,8 +224,7 @@ static inline int kunit_watch_apply_entry(struct kretprobe_instance *ri, struct 
 
 static inline int kunit_watch_apply_exit(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	struct kunit_poke_watch *w = container_of(get_kretprobe(ri), struct kunit_poke_watch,
-						  apply);
+	struct kunit_poke_watch *w = kunit_watch_of(ri);
 
 	WRITE_ONCE(w->tasks[*(int *)ri->data], NULL);
 	return 0;
