@@ -1552,13 +1552,15 @@ static void marker_module_init_fast_nomem(struct kunit *test)
  * block lies past the NOPs after it, beyond a jb rel8 on x86-64: every
  * switch there writes the slot of the one and the guard of the other,
  * which CPUs that meet its INT3 skip to the block or to the site's end.
+ * __used: marker_site_layout reads both sites even where the stress cases
+ * skip (no kretprobes to watch the patcher with).
  */
-static noinline void marker_test_fire_race(void)
+static noinline __used void marker_test_fire_race(void)
 {
 	MARK(marker_test_race, MARK_NOARGS);
 }
 
-static noinline void marker_test_fire_race_far(void)
+static noinline __used void marker_test_fire_race_far(void)
 {
 	MARK(marker_test_race, MARK_NOARGS);
 	asm volatile(".rept 160\n\tnop\n\t.endr");
