@@ -531,15 +531,15 @@ def off_targets(result: Result) -> List[Tuple[str, str, bool]]:
 			continue
 		v3, v3_se = paired(result, fn, 'mark@v3_off', f'static_branch@{state}')
 		d, se = paired(result, fn, 'mark@v3_off', mark)
+		detail = (f'{d:+.2f} ticks less (standard error {se:.2f}); v3 over the static '
+			  f'branch {v3:+.2f} ({v3_se:.2f})')
 		if v3 > spread + 2 * v3_se:
 			out.append((f"silicon, {fn}: a marker off below v3's jump over the pattern",
-				    f'{d:+.2f} ticks less (standard error {se:.2f}); v3 over the '
-				    f'static branch {v3:+.2f} ({v3_se:.2f})', d > 2 * se))
+				    detail, d > 2 * se))
 		else:
 			out.append((f"silicon, {fn}: a marker off at most v3's jump over the pattern, "
 				    'which costs no more than a static branch here',
-				    f'{d:+.2f} ticks less (standard error {se:.2f}); v3 over the '
-				    f'static branch {v3:+.2f} ({v3_se:.2f})', -d <= spread + 2 * se))
+				    detail, -d <= spread + 2 * se))
 	return out
 
 
